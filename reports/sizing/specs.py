@@ -1,0 +1,192 @@
+"""Input dataclasses of the sizing engine.
+
+The engine is pure Python: it never imports Django. ``catalog`` turns ORM rows into these specs
+(``catalog/specs.py``) and ``reports.sizing.config_parser`` turns a Hugging Face config.json into a
+``ModelSpec``. Every shape here is named as in config.json so a reader can check it against the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+# Mixer of one decoder layer: what the layer does across tokens.
+#   full     - softmax attention over the whole context (GQA/MHA/MQA, or MLA when ModelSpec.mla is set)
+#   sliding  - softmax attention over the last `sliding_window` tokens (Gemma 2/3/4, gpt-oss, Step-3.5 ...)
+#   chunked  - Llama 4 chunked local attention (attention_chunk_size)
+#   linear   - gated delta-net / linear attention (Qwen3-Next, Qwen3.5): fixed recurrent state per sequence
+#   mamba    - Mamba-2 SSM block (Nemotron-H): fixed conv + SSM state per sequence
+#   conv     - short convolution block (LFM2): fixed conv state per sequence
+#   none     - no token mixer in this block (Nemotron-H pure MLP/MoE blocks)
+Mixer = Literal["full", "sliding", "chunked", "linear", "mamba", "conv", "none"]
+# Feed-forward of one layer: gated dense MLP, mixture of experts, or none (Nemotron-H mixer-only blocks).
+Ffn = Literal["dense", "moe", "none"]
+Confidence = Literal["config.json", "documentation", "estimated"]
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    mixer: Mixer
+    ffn: Ffn
+
+
+@dataclass(frozen=True)
+class AttentionShape:
+    """Softmax-attention projections of one layer kind (GQA/MHA/MQA)."""
+
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int  # per-head K (and Q) width; config "head_dim", else hidden_size // num_attention_heads
+    v_head_dim: int | None = None  # None: same as head_dim
+    k_eq_v: bool = False  # Gemma 4 global layers store one tensor for K and V ("attention_k_eq_v")
+
+    @property
+    def v_dim(self) -> int:
+        return self.head_dim if self.v_head_dim is None else self.v_head_dim
+
+
+@dataclass(frozen=True)
+class MlaShape:
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi K2, GLM-5, GLM-4.7-Flash)."""
+
+    num_heads: int
+    q_lora_rank: int | None  # None: plain q_proj (DeepSeek-V2-Lite)
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+@dataclass(frozen=True)
+class LinearAttentionShape:
+    """Gated delta-net layers (Qwen3-Next / Qwen3.5 "linear_attention")."""
+
+    num_key_heads: int
+    num_value_heads: int
+    key_head_dim: int
+    value_head_dim: int
+    conv_kernel: int
+
+
+@dataclass(frozen=True)
+class MambaShape:
+    """Mamba-2 mixer (Nemotron-H): d_inner = num_heads × head_dim."""
+
+    num_heads: int
+    head_dim: int
+    state_size: int
+    n_groups: int
+    conv_kernel: int
+
+
+@dataclass(frozen=True)
+class ConvShape:
+    """LFM2 short-convolution block: state of (L_cache - 1) × hidden per sequence."""
+
+    l_cache: int
+
+
+@dataclass(frozen=True)
+class MoeShape:
+    num_experts: int  # routed experts per MoE layer
+    experts_per_token: int
+    expert_intermediate_size: int  # moe_intermediate_size
+    num_shared_experts: int = 0
+    shared_expert_intermediate_size: int | None = None  # None: num_shared × expert_intermediate_size
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    slug: str
+    name: str
+    architecture: str  # config "model_type", e.g. "llama", "deepseek_v3", "qwen3_next"
+    hidden_size: int
+    vocab_size: int
+    layers: tuple[LayerSpec, ...]
+    attention: AttentionShape | None  # full-attention layers (None when every full layer is MLA)
+    intermediate_size: int | None = None  # dense FFN width
+    tie_word_embeddings: bool = False
+    max_context: int | None = None
+    native_dtype: str = "bf16"  # bf16 | fp16 | fp32 | fp8 | mxfp4 (the checkpoint's weight dtype)
+    sliding_attention: AttentionShape | None = None  # when sliding layers differ from full ones
+    sliding_window: int | None = None
+    attention_chunk_size: int | None = None
+    mla: MlaShape | None = None
+    linear_attention: LinearAttentionShape | None = None
+    mamba: MambaShape | None = None
+    conv: ConvShape | None = None
+    moe: MoeShape | None = None
+    mtp_layers: int = 0  # DeepSeek/GLM "num_nextn_predict_layers": extra layers, optional to load
+    attention_bias: bool = False
+    # What the publisher states (for comparison and for "estimated" models without shapes).
+    stated_params_total: float | None = None
+    stated_params_active: float | None = None
+    confidence: Confidence = "config.json"
+    hf_repo: str = ""
+    gguf_repo: str = ""
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.layers)
+
+    @property
+    def has_shapes(self) -> bool:
+        """False for catalog models known only by their stated parameter counts."""
+        return bool(self.layers)
+
+
+HardwareKind = Literal["discrete", "accelerator", "unified"]
+Backend = Literal["cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"]
+
+
+@dataclass(frozen=True)
+class HardwareSpec:
+    slug: str
+    name: str
+    vendor: str
+    memory_gb: float  # nominal, decimal GB as the vendor states it
+    bandwidth_gbs: float  # peak memory bandwidth, decimal GB/s
+    kind: HardwareKind = "discrete"
+    backend: Backend = "cuda"
+    fp16_tflops: float | None = None  # dense FP16/BF16 tensor, FP32 accumulate; None = not published
+    fp8_tflops: float | None = None
+    tdp_w: float | None = None
+    usable_memory_factor: float | None = None  # None: 0.95, or 0.78 for unified memory (seed pages)
+    interconnect: str = ""
+    interconnect_gbs: float | None = None
+    price_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class CloudOfferSpec:
+    provider: str
+    instance: str
+    accelerator_slug: str
+    gpu_count: int
+    hourly_usd: float  # for the whole instance
+    billing: str = ""
+    verified: str = ""  # ISO date
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One configurator state / one `manage.py estimate` call."""
+
+    quant: str = "Q4_K_M"
+    context: int = 8192
+    batch: int = 1
+    kv_dtype: str = "f16"
+    engine: Literal["llama.cpp", "vllm"] = "llama.cpp"
+    gpus: int = 1
+    offload_pct: float | None = None  # None = auto (only what does not fit)
+    depth: int = 0
+    prompt: int = 4096
+    gpu_memory_utilization: float = 0.9
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    flash_attention: bool = True
+    n_ubatch: int = 512
+    swa_full: bool = False
+    system_ram_bandwidth_gbs: float | None = None
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
