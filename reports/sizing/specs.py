@@ -55,6 +55,9 @@ class MlaShape:
     qk_nope_head_dim: int
     qk_rope_head_dim: int
     v_head_dim: int
+    # DeepSeek Sparse Attention "lightning indexer" key width (config "index_head_dim"; DeepSeek-V3.2, GLM-5).
+    # None: no indexer. The engines keep one extra K-only cache row of this width per layer and token.
+    index_head_dim: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,16 @@ class ConvShape:
     """LFM2 short-convolution block: state of (L_cache - 1) × hidden per sequence."""
 
     l_cache: int
+
+
+@dataclass(frozen=True)
+class DsaIndexerShape:
+    """DeepSeek Sparse Attention "lightning indexer" (DeepSeek-V3.2, GLM-5): config index_n_heads,
+    index_head_dim, index_topk. It keeps its own small key cache of index_head_dim per token per layer."""
+
+    num_heads: int
+    head_dim: int
+    topk: int
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,9 @@ class ModelSpec:
     conv: ConvShape | None = None
     moe: MoeShape | None = None
     mtp_layers: int = 0  # DeepSeek/GLM "num_nextn_predict_layers": extra layers, optional to load
+    dsa_indexer: DsaIndexerShape | None = None  # DeepSeek-V3.2 / GLM-5 sparse-attention indexer
+    # False for up/down-only FFNs (Nemotron-H relu2 MLP and experts): two matrices per FFN, not three.
+    ffn_gated: bool = True
     attention_bias: bool = False
     # What the publisher states (for comparison and for "estimated" models without shapes).
     stated_params_total: float | None = None
@@ -124,6 +140,11 @@ class ModelSpec:
     confidence: Confidence = "config.json"
     hf_repo: str = ""
     gguf_repo: str = ""
+    # For models without shapes ("estimated"): the nearest sourced family member, whose per-layer attention
+    # shapes stand in for the KV cache. Every figure resting on it is marked "estimated".
+    kv_proxy: ModelSpec | None = None
+    # Published file sizes in bytes by quant name (GGUF listings): used for recipes shapes cannot predict (UD-*).
+    published_sizes: tuple[tuple[str, int], ...] = ()
 
     @property
     def num_layers(self) -> int:

@@ -1,0 +1,498 @@
+"""KV cache and recurrent state: bytes per layer kind, per engine, per KV dtype, per tensor-parallel rank.
+
+Scenario semantics: ``scenario.batch`` sequences of ``scenario.context`` tokens each.
+
+llama.cpp (``src/llama-context.cpp`` ``llama_context::llama_context``; ``src/llama-kv-cache.cpp``
+``llama_kv_cache::llama_kv_cache``): one unified cache of ``n_ctx`` cells shared by all ``-np`` sequences, so to
+hold ``batch`` full sequences llama.cpp needs ``n_ctx = context × batch`` (``-c`` is the total, not per slot).
+``n_ctx`` is padded to a multiple of 256 (``cparams.n_ctx = GGML_PAD(cparams.n_ctx, 256)``). Recurrent state
+(Mamba, gated delta-net, LFM2 conv) lives in ``llama_memory_recurrent``: one row per sequence, kept in f32
+(``llama_model::create_memory`` passes ``GGML_TYPE_F32`` for ``type_r``/``type_s``).
+
+vLLM (``vllm/v1/kv_cache_interface.py`` @001cabc): per-layer ``KVCacheSpec`` pages of ``block_size`` (16)
+tokens, heads split over tensor-parallel ranks; sliding-window and chunked-local layers only keep their window;
+``MambaSpec`` state (also gated delta-net, short conv) is one page per request, not per token, in the model
+dtype (``MambaStateDtypeCalculator._mamba_state_dtype``: ``mamba_ssm_cache_dtype`` "auto" = conv dtype =
+model dtype).
+
+All byte counts are floats (exact: every dtype size here is a dyadic fraction); GiB only at the edges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import ceil
+
+from .errors import SizingError
+from .specs import AttentionShape, ModelSpec, Scenario
+
+GIB = 2**30
+
+# Bytes per cached element. ggml block types from ggml/src/ggml-common.h: q8_0 = 34 B per 32 elements
+# (f16 scale + 32 int8), q4_0 = 18 B per 32 (f16 scale + 16 B of nibbles). fp8: 1 B (vLLM fp8_e4m3/e5m2,
+# per-tensor scale kept outside the cache).
+KV_DTYPE_BYTES: dict[str, float] = {
+    "f32": 4.0,
+    "f16": 2.0,
+    "bf16": 2.0,
+    "fp8": 1.0,
+    "fp8_e4m3": 1.0,
+    "fp8_e5m2": 1.0,
+    "q8_0": 34 / 32,
+    "q4_0": 18 / 32,
+}
+KV_DTYPE_ALIASES = {"fp16": "f16", "float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+
+# Which cache types each engine can actually allocate.
+# llama.cpp -ctk/-ctv (common/arg.cpp kv_cache_types): f32, f16, bf16, q8_0, q4_0 (and q4_1/iq4_nl/q5_*,
+# not offered here). llama.cpp has no fp8 KV type, so "fp8" under llama.cpp is an error rather than a silent
+# q8_0: q8_0 is 6 % larger than fp8 and has a different quality profile, and the user asked for something
+# the engine does not have. vLLM --kv-cache-dtype: auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2; no ggml
+# block types.
+ENGINE_KV_DTYPES: dict[str, frozenset[str]] = {
+    "llama.cpp": frozenset({"f32", "f16", "bf16", "q8_0", "q4_0"}),
+    "vllm": frozenset({"auto", "f32", "f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2"}),
+}
+
+# llama.cpp src/llama-context.cpp: n_ctx padded to 256; src/llama-kv-cache-iswa.cpp: SWA cache padded to 256.
+LLAMA_CPP_CTX_PAD = 256
+# vLLM CacheConfig.block_size default on CUDA.
+VLLM_BLOCK_SIZE = 16
+# vLLM EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py), OpenAI server on a >= 70 GiB GPU other than
+# A100. Only the sliding-window / chunked page count depends on it here; runtime.py resolves the real default.
+VLLM_DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192
+# vLLM MLAAttentionSpec.real_page_size_bytes: "fp8_ds_mla" (FlashMLA sparse, DeepSeek-V3.2 / GLM-5 with an fp8
+# KV cache) stores 656 B per token per layer (fp8 latent 512 + 4 fp32 scales + bf16 rope 64).
+VLLM_FP8_DS_MLA_BYTES = 656
+# vLLM deepseek_v2.py Indexer: k_cache head_dim = index_head_dim + index_head_dim // quant_block_size * 4
+# (fp8 values + one fp32 scale per 128), stored as uint8 in DeepseekV32IndexerCache (MLAAttentionSpec, 1 head).
+VLLM_INDEXER_QUANT_BLOCK = 128
+# llama.cpp llama_model::create_memory: recurrent r/s state tensors are GGML_TYPE_F32.
+LLAMA_CPP_RECURRENT_STATE_BYTES = 4.0
+
+
+@dataclass(frozen=True)
+class KvTerm:
+    """One layer kind's cache, with the numbers that produced it (for the "how computed" panel)."""
+
+    kind: str  # "full", "sliding", "chunked", "mla", "dsa_indexer", "linear", "mamba", "conv"
+    layers: int
+    bytes_per_token_per_layer: float  # per TP rank; 0 for recurrent state
+    cells: int  # cached tokens per sequence (llama.cpp: per whole cache) that this term holds; 0 for state
+    bytes: float  # this term, all ranks, whole scenario
+    bytes_per_rank: float
+    explanation: str  # "2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token"
+    inputs: dict = field(default_factory=dict, compare=False, hash=False)
+    per_sequence: bool = False  # recurrent state: a fixed size per sequence, not per token
+    # vLLM block accounting (pages per request; state terms: 1 page). Used by runtime.vllm_kv_capacity.
+    window_tokens: int | None = None  # sliding window or attention chunk; None = grows with the context
+
+
+@dataclass(frozen=True)
+class KvBreakdown:
+    engine: str
+    kv_dtype: str
+    context: int
+    batch: int
+    tp: int
+    bytes_per_token: float  # whole model (all ranks), layers whose cache grows with the context
+    bytes_per_token_per_rank: float
+    windowed_bytes_per_token: float  # sliding/chunked layers, per token inside their window (all ranks)
+    recurrent_bytes_per_sequence: float  # whole model (all ranks)
+    total_bytes: float  # KV + recurrent state for the scenario, all ranks
+    per_rank_bytes: float  # what one GPU holds
+    terms: tuple[KvTerm, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_gib(self) -> float:
+        return self.total_bytes / GIB
+
+    def term(self, kind: str) -> KvTerm | None:
+        return next((t for t in self.terms if t.kind == kind), None)
+
+
+def kv_cache(
+    spec: ModelSpec,
+    scenario: Scenario,
+    *,
+    tp: int | None = None,
+    max_num_batched_tokens: int | None = None,
+) -> KvBreakdown:
+    """KV cache and recurrent state of ``scenario.batch`` sequences of ``scenario.context`` tokens.
+
+    ``tp``: tensor-parallel degree; default ``scenario.gpus`` for vLLM and 1 for llama.cpp (llama.cpp splits
+    multi-GPU work by layers, so every layer's cache stays whole; per-GPU bytes are then total / gpus).
+    ``max_num_batched_tokens``: vLLM scheduler budget, which sizes sliding-window pages; default
+    ``scenario.max_num_batched_tokens`` or 8192.
+    """
+    engine = scenario.engine
+    _check_scenario(spec, scenario)
+    kv_dtype = resolve_kv_dtype(scenario.kv_dtype, engine, spec)
+    gpus = max(1, scenario.gpus)
+    tp = (gpus if engine == "vllm" else 1) if tp is None else tp
+    if tp < 1:
+        raise SizingError(f"--gpus must be at least 1 (got tensor parallel {tp})")
+    if engine == "vllm":
+        mnbt = max_num_batched_tokens or scenario.max_num_batched_tokens or VLLM_DEFAULT_MAX_NUM_BATCHED_TOKENS
+        terms = _vllm_terms(spec, scenario, kv_dtype, tp, mnbt)
+        ranks = tp
+    else:
+        terms = _llama_cpp_terms(spec, scenario, kv_dtype)
+        ranks = gpus
+    total = sum(t.bytes for t in terms)
+    if engine == "vllm":
+        per_rank = sum(t.bytes_per_rank for t in terms)
+        rank_share = tp
+    else:
+        # Layer split: each GPU keeps the cache of its own layers; assume an even split.
+        per_rank = total / ranks
+        rank_share = 1
+    growing = [t for t in terms if t.window_tokens is None and not t.per_sequence]
+    windowed = [t for t in terms if t.window_tokens is not None]
+    return KvBreakdown(
+        engine=engine,
+        kv_dtype=kv_dtype,
+        context=scenario.context,
+        batch=scenario.batch,
+        tp=tp,
+        # vLLM rows are per rank and every rank holds one (split heads, replicated heads or the MLA latent).
+        bytes_per_token=rank_share * sum(t.bytes_per_token_per_layer * t.layers for t in growing),
+        bytes_per_token_per_rank=sum(t.bytes_per_token_per_layer * t.layers for t in growing) / (
+            1 if engine == "vllm" else ranks),
+        windowed_bytes_per_token=rank_share * sum(t.bytes_per_token_per_layer * t.layers for t in windowed),
+        recurrent_bytes_per_sequence=sum(t.bytes / scenario.batch for t in terms if t.per_sequence),
+        total_bytes=total,
+        per_rank_bytes=per_rank,
+        terms=tuple(terms),
+        notes=_notes(spec, engine, kv_dtype),
+    )
+
+
+def resolve_kv_dtype(kv_dtype: str, engine: str, spec: ModelSpec | None = None) -> str:
+    """Canonical KV dtype name, or SizingError naming --kv-dtype when the engine cannot cache that type."""
+    name = KV_DTYPE_ALIASES.get(kv_dtype.lower(), kv_dtype.lower())
+    allowed = ENGINE_KV_DTYPES.get(engine)
+    if allowed is None:
+        raise SizingError(f"unknown --engine {engine!r}; expected one of {sorted(ENGINE_KV_DTYPES)}")
+    if name not in allowed:
+        hint = " (llama.cpp has no fp8 KV cache; use q8_0)" if engine == "llama.cpp" and name.startswith("fp8") else ""
+        raise SizingError(f"--kv-dtype {kv_dtype!r} is not a {engine} KV cache type{hint}; "
+                          f"choose one of {', '.join(sorted(allowed))}")
+    if name == "auto":
+        # vLLM "auto" = the model dtype; quantized checkpoints (fp8, mxfp4) run bf16 activations.
+        native = spec.native_dtype if spec is not None else "bf16"
+        name = {"fp32": "f32", "fp16": "f16"}.get(native, "bf16")
+    return name
+
+
+def _check_scenario(spec: ModelSpec, scenario: Scenario) -> None:
+    if scenario.context < 1:
+        raise SizingError(f"--context must be a positive number of tokens (got {scenario.context})")
+    if scenario.batch < 1:
+        raise SizingError(f"--batch must be at least 1 sequence (got {scenario.batch})")
+    if scenario.n_ubatch < 1:
+        raise SizingError(f"--n-ubatch must be at least 1 (got {scenario.n_ubatch})")
+    if not spec.has_shapes:
+        raise SizingError(f"model {spec.slug!r} has no layer shapes; its KV cache cannot be derived")
+
+
+# --- layer inventory (cached per spec: a spec is immutable and estimates repeat it) ----------------------
+
+@lru_cache(maxsize=512)
+def _mixer_counts(spec: ModelSpec) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for layer in spec.layers:
+        counts[layer.mixer] = counts.get(layer.mixer, 0) + 1
+    return counts
+
+
+def _full_attention(spec: ModelSpec) -> AttentionShape:
+    if spec.attention is None:
+        raise SizingError(f"model {spec.slug!r} has full-attention layers but no attention shape")
+    return spec.attention
+
+
+def _sliding_attention(spec: ModelSpec) -> AttentionShape:
+    shape = spec.sliding_attention or spec.attention
+    if shape is None:
+        raise SizingError(f"model {spec.slug!r} has sliding layers but no attention shape")
+    if not spec.sliding_window:
+        raise SizingError(f"model {spec.slug!r} has sliding layers but no sliding_window")
+    return shape
+
+
+def _attention_kinds(spec: ModelSpec) -> list[tuple[str, int, AttentionShape, int | None]]:
+    """(kind, layers, shape, window) for every softmax-attention kind that is not MLA."""
+    counts = _mixer_counts(spec)
+    kinds = []
+    if counts.get("full") and spec.mla is None:
+        kinds.append(("full", counts["full"], _full_attention(spec), None))
+    if counts.get("sliding"):
+        kinds.append(("sliding", counts["sliding"], _sliding_attention(spec), spec.sliding_window))
+    if counts.get("chunked"):
+        if not spec.attention_chunk_size:
+            raise SizingError(f"model {spec.slug!r} has chunked layers but no attention_chunk_size")
+        kinds.append(("chunked", counts["chunked"], _full_attention(spec), spec.attention_chunk_size))
+    return kinds
+
+
+def _fmt(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+
+
+def _dtype_label(kv_dtype: str) -> str:
+    size = KV_DTYPE_BYTES[kv_dtype]
+    return f"{_fmt(size)} B" if float(size).is_integer() else f"{int(size * 32)}/32 B ({kv_dtype})"
+
+
+# --- llama.cpp ----------------------------------------------------------------------------------------------
+
+def llama_cpp_n_ctx(context: int, batch: int) -> int:
+    """Cells of the unified cache: every sequence's tokens, padded to 256 (llama_context::llama_context)."""
+    return _pad(context * batch, LLAMA_CPP_CTX_PAD)
+
+
+def llama_cpp_swa_cells(n_ctx: int, window: int, n_seq: int, n_ubatch: int, swa_full: bool) -> int:
+    """src/llama-kv-cache-iswa.cpp: size_swa = GGML_PAD(min(n_ctx, n_swa*n_seq_max + n_ubatch), 256) for the
+    unified cache; --swa-full keeps n_ctx cells. Llama 4 chunked attention uses the same iSWA cache."""
+    if swa_full:
+        return n_ctx
+    return _pad(min(n_ctx, window * n_seq + n_ubatch), LLAMA_CPP_CTX_PAD)
+
+
+def _pad(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _llama_cpp_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) -> list[KvTerm]:
+    size = KV_DTYPE_BYTES[kv_dtype]
+    n_ctx = llama_cpp_n_ctx(scenario.context, scenario.batch)
+    terms = []
+    kinds = _attention_kinds(spec)
+    # [TAG_V_CACHE_VARIABLE] in llama_kv_cache::llama_kv_cache: without flash attention V is stored transposed
+    # and every layer's V row is padded to the widest one (hparams.n_embd_v_gqa_max()).
+    v_width_max = max((shape.num_kv_heads * shape.v_dim for _, _, shape, _ in kinds), default=0)
+    for kind, layers, shape, window in kinds:
+        k_width = shape.num_kv_heads * shape.head_dim
+        v_width = shape.num_kv_heads * shape.v_dim
+        if not scenario.flash_attention:
+            v_width = v_width_max
+        per_layer = (k_width + v_width) * size
+        cells = n_ctx if window is None else llama_cpp_swa_cells(
+            n_ctx, window, scenario.batch, scenario.n_ubatch, scenario.swa_full)
+        total = per_layer * layers * cells
+        if k_width == v_width:
+            head = f"2 × {shape.num_kv_heads} kv heads × {shape.head_dim}"
+        else:
+            head = f"{shape.num_kv_heads} kv heads × ({shape.head_dim} K + {v_width // shape.num_kv_heads} V)"
+        explanation = (f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = "
+                       f"{_fmt(per_layer * layers)} B/token × {cells:,} cells")
+        if window is not None:
+            explanation += (" (n_ctx, --swa-full)" if scenario.swa_full else
+                            f" (pad256(min(n_ctx {n_ctx:,}, {window:,} × {scenario.batch} seq + "
+                            f"{scenario.n_ubatch} ubatch)))")
+        terms.append(KvTerm(
+            kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=total,
+            bytes_per_rank=total, explanation=explanation, window_tokens=window,
+            inputs={"kv_heads": shape.num_kv_heads, "head_dim": shape.head_dim, "v_head_dim": shape.v_dim,
+                    "dtype_bytes": size, "n_ctx": n_ctx, "window": window}))
+    terms += _llama_cpp_mla_terms(spec, size, kv_dtype, n_ctx)
+    terms += _recurrent_terms(spec, scenario.batch, LLAMA_CPP_RECURRENT_STATE_BYTES, tp=1,
+                              dtype_note="f32 (llama.cpp keeps recurrent state in f32)")
+    return terms
+
+
+def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int) -> list[KvTerm]:
+    layers = _mixer_counts(spec).get("full", 0)
+    mla = spec.mla
+    if mla is None or layers == 0:
+        return []
+    # Since llama.cpp PR #19067 the MLA cache is V-less: llama_kv_cache keeps only K (has_v = !is_mla), one
+    # "head" of kv_lora_rank + n_rot (the rope part) per layer and token.
+    row = mla.kv_lora_rank + mla.qk_rope_head_dim
+    per_layer = row * size
+    terms = [KvTerm(
+        kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=n_ctx,
+        bytes=per_layer * layers * n_ctx, bytes_per_rank=per_layer * layers * n_ctx,
+        explanation=(f"1 latent head × ({mla.kv_lora_rank} kv_lora_rank + {mla.qk_rope_head_dim} rope) × "
+                     f"{_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} B/token "
+                     f"× {n_ctx:,} cells (K only, no V)"),
+        inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim,
+                "dtype_bytes": size, "n_ctx": n_ctx})]
+    if mla.index_head_dim:
+        # src/llama-kv-cache-dsa.cpp: a second llama_kv_cache for the lightning-indexer keys, one head of
+        # indexer_head_size, K only (MLA hparams), same type_k and cell count as the main cache.
+        per_layer_idx = mla.index_head_dim * size
+        terms.append(KvTerm(
+            kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=per_layer_idx, cells=n_ctx,
+            bytes=per_layer_idx * layers * n_ctx, bytes_per_rank=per_layer_idx * layers * n_ctx,
+            explanation=(f"DSA indexer key: 1 head × {mla.index_head_dim} × {_dtype_label(kv_dtype)} × "
+                         f"{layers} layers = {_fmt(per_layer_idx * layers)} B/token × {n_ctx:,} cells"),
+            inputs={"index_head_dim": mla.index_head_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
+    return terms
+
+
+# --- recurrent state (both engines; dtype and TP differ) -------------------------------------------------
+
+def recurrent_state_elements(spec: ModelSpec, kind: str, tp: int = 1) -> tuple[int, int]:
+    """(conv/shift elements, ssm/delta-state elements) per layer and sequence, per TP rank.
+
+    llama.cpp src/llama-hparams.cpp n_embd_r()/n_embd_s(); vLLM mamba_utils.py MambaStateShapeCalculator.
+    """
+    if kind == "linear":
+        la = spec.linear_attention
+        if la is None:
+            raise SizingError(f"model {spec.slug!r} has linear-attention layers but no linear_attention shape")
+        # gated_delta_net_state_shape: conv over q, k, v channels; state (v_heads, v_dim, k_dim).
+        conv_dim = 2 * la.num_key_heads * la.key_head_dim + la.num_value_heads * la.value_head_dim
+        _check_divides(la.num_value_heads, tp, "linear-attention value heads")
+        return ((la.conv_kernel - 1) * conv_dim // tp,
+                la.num_value_heads // tp * la.value_head_dim * la.key_head_dim)
+    if kind == "mamba":
+        m = spec.mamba
+        if m is None:
+            raise SizingError(f"model {spec.slug!r} has Mamba layers but no mamba shape")
+        d_inner = m.num_heads * m.head_dim
+        _check_divides(m.num_heads, tp, "Mamba heads")
+        # vLLM mamba2_state_shape replicates groups when n_groups does not divide TP.
+        groups = m.n_groups if m.n_groups % tp == 0 else m.n_groups + (tp - m.n_groups % tp)
+        conv = (m.conv_kernel - 1) * (d_inner + 2 * groups * m.state_size) // tp
+        return conv, m.num_heads // tp * m.head_dim * m.state_size
+    if kind == "conv":
+        if spec.conv is None:
+            raise SizingError(f"model {spec.slug!r} has conv layers but no conv shape")
+        # LFM2: n_embd_r = n_embd * (L_cache - 1); vLLM short_conv_state_shape (L_cache - 1, hidden / tp).
+        return (spec.conv.l_cache - 1) * spec.hidden_size // tp, 0
+    raise ValueError(kind)
+
+
+def _check_divides(count: int, tp: int, what: str) -> None:
+    if tp > 1 and count % tp:
+        raise SizingError(f"--gpus {tp}: tensor parallel must divide the {count} {what}")
+
+
+def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int, dtype_note: str) -> list[KvTerm]:
+    counts = _mixer_counts(spec)
+    terms = []
+    for kind in ("linear", "mamba", "conv"):
+        layers = counts.get(kind, 0)
+        if not layers:
+            continue
+        conv, ssm = recurrent_state_elements(spec, kind, tp)
+        per_seq_rank = (conv + ssm) * state_bytes * layers
+        total = per_seq_rank * batch * tp
+        terms.append(KvTerm(
+            kind=kind, layers=layers, bytes_per_token_per_layer=0.0, cells=0, bytes=total,
+            bytes_per_rank=per_seq_rank * batch, per_sequence=True,
+            explanation=(f"({conv:,} conv + {ssm:,} state) elements × {_fmt(state_bytes)} B × {layers} layers"
+                         f"{f' per rank (TP {tp})' if tp > 1 else ''} = {_fmt(per_seq_rank)} B per sequence "
+                         f"× {batch} sequences, independent of context; {dtype_note}"),
+            inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes, "tp": tp}))
+    return terms
+
+
+# --- vLLM -----------------------------------------------------------------------------------------------------
+
+def vllm_kv_heads_per_rank(kv_heads: int, tp: int) -> int:
+    """vLLM splits KV heads over TP ranks and replicates them (one per rank) when TP exceeds the head count
+    (model_executor/layers/linear.py QKVParallelLinear: num_kv_head_replicas = tp // total_num_kv_heads)."""
+    if tp <= kv_heads:
+        if kv_heads % tp:
+            raise SizingError(f"--gpus {tp}: tensor parallel must divide the {kv_heads} KV heads")
+        return kv_heads // tp
+    if tp % kv_heads:
+        raise SizingError(f"--gpus {tp}: with more GPUs than KV heads ({kv_heads}) TP must be a multiple of them")
+    return 1
+
+
+def vllm_blocks_per_request(window: int | None, context: int, mnbt: int, block_size: int = VLLM_BLOCK_SIZE,
+                            *, kind: str = "full") -> int:
+    """Pages one request needs (kv_cache_interface.py max_memory_usage_bytes / page_size_bytes):
+    full: cdiv(max_model_len, block); SlidingWindowSpec: cdiv(min(window - 1 + mnbt, len), block) + 1;
+    ChunkedLocalAttentionSpec: cdiv(min(chunk + mnbt, len), block)."""
+    if window is None:
+        return -(-context // block_size)
+    if kind == "chunked":
+        return -(-min(window + mnbt, context) // block_size)
+    return -(-min(window - 1 + mnbt, context) // block_size) + 1
+
+
+def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnbt: int) -> list[KvTerm]:
+    size = KV_DTYPE_BYTES[kv_dtype]
+    context, batch = scenario.context, scenario.batch
+    terms = []
+    for kind, layers, shape, window in _attention_kinds(spec):
+        heads = vllm_kv_heads_per_rank(shape.num_kv_heads, tp)
+        # FullAttentionSpec.real_page_size_bytes: block × kv_heads × (head_size + head_size_v) × dtype.
+        per_layer = heads * (shape.head_dim + shape.v_dim) * size
+        blocks = vllm_blocks_per_request(window, context, mnbt, kind=kind)
+        cells = blocks * VLLM_BLOCK_SIZE
+        per_rank = per_layer * layers * cells * batch
+        replicated = f", replicated on {tp // shape.num_kv_heads} ranks" if tp > shape.num_kv_heads else ""
+        head = (f"2 × {heads} kv heads/rank × {shape.head_dim}" if shape.head_dim == shape.v_dim else
+                f"{heads} kv heads/rank × ({shape.head_dim} K + {shape.v_dim} V)")
+        window_note = "" if window is None else (
+            f" (window {window:,}: {blocks} pages of {VLLM_BLOCK_SIZE} with max_num_batched_tokens {mnbt:,})")
+        terms.append(KvTerm(
+            kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
+            bytes_per_rank=per_rank, window_tokens=window,
+            explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} "
+                         f"B/token/GPU{replicated} × {cells:,} tokens × {batch} sequences{window_note}"),
+            inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
+                    "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
+    terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
+    state_bytes = 4.0 if spec.native_dtype == "fp32" else 2.0
+    terms += _recurrent_terms(spec, batch, state_bytes, tp=tp,
+                              dtype_note=f"{_fmt(state_bytes)} B model dtype (vLLM mamba_ssm_cache_dtype auto)")
+    return terms
+
+
+def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch: int) -> list[KvTerm]:
+    layers = _mixer_counts(spec).get("full", 0)
+    mla = spec.mla
+    if mla is None or layers == 0:
+        return []
+    cells = vllm_blocks_per_request(None, context, 0) * VLLM_BLOCK_SIZE
+    row = mla.kv_lora_rank + mla.qk_rope_head_dim
+    sparse_fp8 = kv_dtype.startswith("fp8") and mla.index_head_dim is not None
+    if sparse_fp8:
+        per_layer = float(VLLM_FP8_DS_MLA_BYTES)
+        how = f"fp8_ds_mla {VLLM_FP8_DS_MLA_BYTES} B"
+    else:
+        per_layer = row * KV_DTYPE_BYTES[kv_dtype]
+        how = f"1 latent head × ({mla.kv_lora_rank} + {mla.qk_rope_head_dim} rope) × {_dtype_label(kv_dtype)}"
+    # MLAAttentionSpec: no ×2 for K and V; the latent is one "head", identical on every TP rank.
+    per_rank = per_layer * layers * cells * batch
+    terms = [KvTerm(
+        kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
+        bytes_per_rank=per_rank,
+        explanation=(f"{how} × {layers} layers = {_fmt(per_layer * layers)} B/token/GPU (not split by TP) × "
+                     f"{cells:,} tokens × {batch} sequences"),
+        inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim, "tp": tp})]
+    if mla.index_head_dim:
+        idx = mla.index_head_dim + mla.index_head_dim // VLLM_INDEXER_QUANT_BLOCK * 4
+        idx_rank = idx * layers * cells * batch
+        terms.append(KvTerm(
+            kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=float(idx), cells=cells,
+            bytes=idx_rank * tp, bytes_per_rank=idx_rank,
+            explanation=(f"DSA indexer key: {mla.index_head_dim} fp8 + {idx - mla.index_head_dim} B scales = "
+                         f"{idx} B × {layers} layers = {_fmt(idx * layers)} B/token/GPU × {cells:,} tokens × "
+                         f"{batch} sequences"),
+            inputs={"index_head_dim": mla.index_head_dim, "tp": tp}))
+    return terms
+
+
+def _notes(spec: ModelSpec, engine: str, kv_dtype: str) -> tuple[str, ...]:
+    notes = []
+    if engine == "llama.cpp":
+        notes.append("llama.cpp: one unified cache; n_ctx = context × batch, padded to 256 cells.")
+    shapes = [s for s in (spec.attention, spec.sliding_attention) if s is not None]
+    if any(s.k_eq_v for s in shapes):
+        # Gemma 4 k_eq_v: V = rms_norm(K before k_norm/RoPE) is a different tensor from the cached K, so both
+        # engines still store K and V (llama.cpp src/models/gemma4-iswa.cpp passes Kcur and Vcur to build_attn).
+        notes.append("attention_k_eq_v shares the projection, not the cache: K and V are both stored.")
+    if kv_dtype in ("q8_0", "q4_0"):
+        notes.append("quantized V cache needs flash attention in llama.cpp (-fa).")
+    return tuple(notes)

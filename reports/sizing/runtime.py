@@ -1,0 +1,407 @@
+"""Engine runtime memory besides weights and KV: llama.cpp buffers; vLLM's budget and its KV token capacity.
+
+llama.cpp (sources: ``src/llama-context.cpp`` ``llama_context::llama_context`` → ``graph_reserve`` /
+``ggml_backend_sched_reserve``; ``output_reserve``; ``src/llama-graph.cpp`` ``build_attn_mha``;
+``ggml/src/ggml-alloc.c`` ``ggml_gallocr_reserve_n``): the compute buffer is the *peak* of live tensors of the
+worst-case graph of ``n_ubatch`` tokens, so the logits phase and the attention phase do not add up:
+
+* logits: ``4 · ub · (n_vocab + n_embd)`` B (f32 logits of every token of the ubatch + the last hidden state);
+* flash attention off: the f32 score matrix ``KQ = n_kv × ub × n_head`` plus its softmax and a few
+  ``ub × n_embd`` activations: ``4 · ub · (n_kv · (n_head + 1) + 4 · n_embd)``; with flash attention on, the
+  scores are never materialised and the buffer is flat in the context;
+* host compute buffer: token-embedding ``get_rows`` on the CPU and the f32 KQ mask: ``4 · ub · (n_embd + n_kv)``;
+* output buffer (host): ``4 · n_vocab · n_seq`` (``output_reserve``, n_outputs_max = n_seq_max at start-up).
+
+The formulas and the log lines that check them are in bench/data/llamacpp_runtime.csv (see its README).
+
+vLLM (V1; ``vllm/v1/worker/gpu_worker.py`` ``Worker.determine_available_memory``; ``vllm/utils/mem_utils.py``
+``memory_profiling``; ``vllm/v1/core/kv_cache_utils.py`` ``get_kv_cache_configs``): the worker requests
+``gpu_memory_utilization × total`` and gives the KV cache what is left after weights, the profile run's torch
+peak (activations) and non-torch memory (NCCL, cuBLAS, custom all-reduce), and — from v0.21.0 — the CUDA graph
+memory estimate. We model **v0.21** by default (``VLLM_MODELLED_VERSION``); pass ``vllm_version=(0, 19)`` to
+reproduce logs of versions that kept graphs outside the budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+from .errors import SizingError
+from .kv_cache import (
+    GIB,
+    VLLM_BLOCK_SIZE,
+    KvBreakdown,
+    KvTerm,
+    llama_cpp_n_ctx,
+    vllm_blocks_per_request,
+)
+from .specs import ModelSpec, Scenario
+
+MIB = 2**20
+F32 = 4  # bytes; llama.cpp compute tensors, logits, masks and vLLM sampler logits are f32
+
+# --- llama.cpp -----------------------------------------------------------------------------------------------
+# FA-off attention activations besides KQ: 4 × ub × n_embd f32 tensors live at the peak. Fitted to nothing:
+# logdetective PR #106 (n_embd 4096, ub 512) shows exactly 32 MiB = 4 × 4 × 512 × 4096 B on top of KQ at two
+# context sizes (164 and 2144 MiB); Pythia (gptneox) shows 30 MiB (c ≈ 3), inside the 10 % check.
+LLAMA_CPP_FA_OFF_EMBD_TENSORS = 4
+
+# Device context created before any buffer: CUDA primary context, cuBLAS handle, kernel modules loaded lazily.
+# Sourced range: llama.cpp PR #20595 "creation of a CUDA primary context (120-550 MB depending on GPU)";
+# PR #23604 measured 107 MiB (RTX 4060 Ti, 34 SMs) to 555 MiB (RTX PRO 6000 Blackwell, 188 SMs) — it scales
+# with the SM count, which HardwareSpec does not carry; unsloth PR #6718 reserves ~330 MiB on 24 GB cards.
+# Assumption: 300 MiB for CUDA and ROCm (HIP contexts are of the same order), 0 where no such context exists
+# (Metal/unified memory: the process heap is the budget) or no figure is sourced (Vulkan, SYCL, CANN, other).
+DEVICE_CONTEXT_BYTES = {"cuda": 300 * MIB, "rocm": 300 * MIB}
+
+# --- vLLM ------------------------------------------------------------------------------------------------------
+VLLM_MODELLED_VERSION = (0, 21)
+# Graph memory estimate subtracted from the KV budget by default since v0.21.0 (PR #30515 added the estimate;
+# the v0.21 log: "CUDA graph memory profiling is enabled (default since v0.21.0)").
+VLLM_GRAPHS_IN_BUDGET_SINCE = (0, 21)
+
+# EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py), OPENAI_API_SERVER usage context:
+# device memory >= 70 GiB and not an A100 (PR #17885: large budgets slow A100 down) → 8192 tokens / 1024 seqs,
+# else 2048 / 256.
+VLLM_LARGE_GPU_BYTES = 70 * GIB
+VLLM_LARGE_GPU_DEFAULTS = (1024, 8192)  # (max_num_seqs, max_num_batched_tokens)
+VLLM_SMALL_GPU_DEFAULTS = (256, 2048)
+
+# Sampler warm-up (GPUModelRunner._dummy_sampler_run) over min(max_num_seqs, max_num_batched_tokens) requests
+# with top-k/top-p set, so apply_top_k_top_p sorts the logits: f32 logits (4 B) + f32 sorted values (4 B) +
+# int64 sort indices (8 B) = 16 B per (request × vocab) element. The v0.19 H100 logs show 3.7-4.0 × the f32
+# logits (14.8-16 B/element): Llama 1.89 GiB at vocab 128,256, Qwen 2.21 at 151,936, Gemma 3 3.89-3.99 at
+# 262,208, phi-4 1.52 at 100,352 (NOTES-runtime.md).
+VLLM_SAMPLER_BYTES_PER_LOGIT = 16
+# Forward pass of the dummy run over max_num_batched_tokens: the FFN's gate+up output (2 × width) and the
+# activated product (1 × width) plus ~4 hidden-size tensors (residual, norm output, attention output, input),
+# in the activation dtype. Check: CodeLlama-7B (vocab 32k, so no sampler peak) 8192 × 2 B × (3 × 11008 +
+# 4 × 4096) = 0.75 GiB vs 0.77 logged; Granite-8B 0.84 vs 0.85.
+VLLM_FORWARD_FFN_TENSORS = 3
+VLLM_FORWARD_HIDDEN_TENSORS = 4
+# "non-torch forward increase" in the v0.19 logs (NOTES-runtime.md): ~0.24-0.27 GiB at TP 1 (cuBLAS workspace
+# etc.), 2.06-2.21 GiB per rank at TP > 1 (NCCL buffers + custom all-reduce).
+VLLM_NON_TORCH_TP1 = 0.25 * GIB
+VLLM_NON_TORCH_TP = 2.1 * GIB
+# CUDA graph pool: least-squares fit of "Graph capturing finished ... took X GiB" over the 43 single-stage
+# v0.19 H100 rows (51 PIECEWISE + 51 FULL sizes up to 512): 0.51 GiB + 0.0135 GiB per decoder layer, median
+# |error| 5.5 %, worst 45 % (MoE DeepSeek-V2-Lite). TP barely changes it (fit coefficient 0.007 GiB per
+# doubling). The per-layer part scales with the number of captured sizes. The profiler's own estimate (what
+# v0.21 subtracts) is within ±25 % of the actual value and overshoots on some runs.
+VLLM_GRAPH_BASE = 0.51 * GIB
+VLLM_GRAPH_PER_LAYER = 0.0135 * GIB
+VLLM_GRAPH_REFERENCE_SIZES = 51
+# vLLM attention backends need the KV block size to be a multiple of this when it is enlarged for hybrid
+# Mamba models (HybridAttentionMambaModelConfig.verify_and_update_config; FlashAttention alignment 16).
+VLLM_KERNEL_BLOCK_ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class RuntimeTerm:
+    name: str  # "compute buffer", "activation peak", ...
+    bytes: float
+    location: str  # "device" or "host"
+    explanation: str
+    inputs: dict = field(default_factory=dict, compare=False, hash=False)
+    in_kv_budget: bool = True  # vLLM: inside gpu_memory_utilization × total (False: extra on top)
+
+
+@dataclass(frozen=True)
+class VllmKvCapacity:
+    available_bytes: float  # "Available KV cache memory"
+    page_bytes: float  # one block of one layer slot
+    group_size: int  # layers sharing one memory pool (KVCacheTensor)
+    num_groups: int  # KV cache groups (block tables)
+    num_blocks: int
+    blocks_per_request: int  # at max_model_len
+    kv_tokens: int  # "GPU KV cache size: N tokens" (num_blocks // groups × block_size)
+    max_concurrency: float  # "Maximum concurrency for L tokens per request"
+
+
+@dataclass(frozen=True)
+class RuntimeBreakdown:
+    engine: str
+    terms: tuple[RuntimeTerm, ...]
+    device_bytes: float  # runtime terms on one GPU (not weights, not KV)
+    host_bytes: float
+    # vLLM only
+    vllm_version: tuple[int, int] | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    preallocated_bytes: float | None = None  # gpu_memory_utilization × total, per GPU
+    capacity: VllmKvCapacity | None = None
+
+    @property
+    def kv_capacity_tokens(self) -> int | None:
+        return None if self.capacity is None else self.capacity.kv_tokens
+
+    @property
+    def max_concurrency(self) -> float | None:
+        return None if self.capacity is None else self.capacity.max_concurrency
+
+    def term(self, name: str) -> RuntimeTerm | None:
+        return next((t for t in self.terms if t.name == name), None)
+
+
+def runtime_memory(
+    spec: ModelSpec,
+    scenario: Scenario,
+    *,
+    weights_bytes_per_gpu: float,
+    kv: KvBreakdown,
+    hardware_memory_bytes: float | None,
+    hardware_name: str = "",
+    backend: str = "cuda",
+    vllm_version: tuple[int, int] = VLLM_MODELLED_VERSION,
+    enforce_eager: bool = False,
+) -> RuntimeBreakdown:
+    """Runtime memory of ``scenario.engine`` for ``spec``.
+
+    ``hardware_memory_bytes``: one device's total memory as the driver reports it (``cudaMemGetInfo`` total,
+    e.g. 79.19 GiB on an H100 80GB); required for vLLM (its budget is a fraction of it), optional for llama.cpp.
+    ``hardware_name`` only matters for vLLM's defaults (A100s get the small-GPU scheduler budget).
+    ``weights_bytes_per_gpu`` and ``kv`` come from weights.py and kv_cache.kv_cache for the same scenario.
+    """
+    if scenario.engine == "llama.cpp":
+        return _llama_cpp_runtime(spec, scenario, kv, backend)
+    if scenario.engine == "vllm":
+        if not hardware_memory_bytes or hardware_memory_bytes <= 0:
+            raise SizingError("vLLM sizing needs the accelerator's memory (--hardware)")
+        return _vllm_runtime(spec, scenario, weights_bytes_per_gpu, kv, hardware_memory_bytes, hardware_name,
+                             backend, vllm_version, enforce_eager)
+    raise SizingError(f"unknown --engine {scenario.engine!r}")
+
+
+# --- llama.cpp -------------------------------------------------------------------------------------------------
+
+def _attention_heads(spec: ModelSpec) -> int:
+    """Query heads of the widest softmax-attention layer (the KQ matrix has one slice per query head)."""
+    heads = [shape.num_heads for shape in (spec.attention, spec.sliding_attention) if shape is not None]
+    if spec.mla is not None:
+        heads.append(spec.mla.num_heads)
+    return max(heads, default=0)
+
+
+def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[float, str]]:
+    """Compute (device), host compute and output buffers in bytes, each with its explanation."""
+    n_ctx = llama_cpp_n_ctx(scenario.context, scenario.batch)
+    ub = min(scenario.n_ubatch, n_ctx)
+    # Worst-case graph: n_kv = the full cache (graph_reserve uses the whole KV size).
+    n_kv = n_ctx
+    n_vocab, n_embd = spec.vocab_size, spec.hidden_size
+    logits = F32 * ub * (n_vocab + n_embd)
+    compute = logits
+    compute_how = f"4 B × ub {ub} × (n_vocab {n_vocab:,} + n_embd {n_embd:,}) logits peak"
+    n_head = _attention_heads(spec)
+    if not scenario.flash_attention and n_head:
+        attention = F32 * ub * (n_kv * (n_head + 1) + LLAMA_CPP_FA_OFF_EMBD_TENSORS * n_embd)
+        if attention > logits:
+            compute = attention
+            compute_how = (f"flash attention off: 4 B × ub {ub} × (n_kv {n_kv:,} × ({n_head} heads + 1) + "
+                           f"{LLAMA_CPP_FA_OFF_EMBD_TENSORS} × n_embd {n_embd:,}) KQ peak")
+    host = F32 * ub * (n_embd + n_kv)
+    output = F32 * n_vocab * scenario.batch
+    return {
+        "compute buffer": (compute, compute_how),
+        "host compute buffer": (host, f"4 B × ub {ub} × (n_embd {n_embd:,} + n_kv {n_kv:,}): embeddings + KQ mask"),
+        "output buffer": (output, f"4 B × n_vocab {n_vocab:,} × {scenario.batch} sequences (f32 logits)"),
+    }
+
+
+def _llama_cpp_runtime(spec: ModelSpec, scenario: Scenario, kv: KvBreakdown, backend: str) -> RuntimeBreakdown:
+    buffers = llama_cpp_buffers(spec, scenario)
+    terms = [
+        RuntimeTerm("compute buffer", *buffers["compute buffer"][:1], "device", buffers["compute buffer"][1],
+                    {"n_ubatch": scenario.n_ubatch, "flash_attention": scenario.flash_attention}),
+        RuntimeTerm("host compute buffer", buffers["host compute buffer"][0], "host",
+                    buffers["host compute buffer"][1]),
+        RuntimeTerm("output buffer", buffers["output buffer"][0], "host", buffers["output buffer"][1]),
+    ]
+    context_bytes = DEVICE_CONTEXT_BYTES.get(backend, 0)
+    terms.append(RuntimeTerm(
+        "device context", context_bytes, "device",
+        f"{backend} context: {context_bytes / MIB:.0f} MiB (assumed; sourced range 107-555 MiB on CUDA)"
+        if context_bytes else f"{backend}: no separate device context modelled", {"backend": backend}))
+    return _breakdown("llama.cpp", terms)
+
+
+def _breakdown(engine: str, terms: list[RuntimeTerm], **vllm) -> RuntimeBreakdown:
+    return RuntimeBreakdown(
+        engine=engine, terms=tuple(terms),
+        device_bytes=sum(t.bytes for t in terms if t.location == "device"),
+        host_bytes=sum(t.bytes for t in terms if t.location == "host"),
+        **vllm)
+
+
+# --- vLLM ----------------------------------------------------------------------------------------------------------
+
+def vllm_scheduler_defaults(hardware_memory_bytes: float, hardware_name: str = "") -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens) of ``vllm serve`` on this GPU (EngineArgs.get_batch_defaults)."""
+    if hardware_memory_bytes >= VLLM_LARGE_GPU_BYTES and "a100" not in hardware_name.lower():
+        return VLLM_LARGE_GPU_DEFAULTS
+    return VLLM_SMALL_GPU_DEFAULTS
+
+
+def vllm_activation_peak(spec: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int) -> RuntimeTerm:
+    """Torch peak increase of the profile run: the larger of the sampler warm-up and the forward pass."""
+    requests = min(max_num_seqs, max_num_batched_tokens)
+    sampler = requests * spec.vocab_size * VLLM_SAMPLER_BYTES_PER_LOGIT
+    act_bytes = 4 if spec.native_dtype == "fp32" else 2
+    ffn = _ffn_width_per_token(spec) / tp
+    forward = max_num_batched_tokens * act_bytes * (
+        VLLM_FORWARD_FFN_TENSORS * ffn + VLLM_FORWARD_HIDDEN_TENSORS * spec.hidden_size)
+    if sampler >= forward:
+        how = (f"sampler warm-up: {requests:,} requests × vocab {spec.vocab_size:,} × "
+               f"{VLLM_SAMPLER_BYTES_PER_LOGIT} B (f32 logits + sorted f32 + int64 indices)")
+    else:
+        how = (f"forward pass: {max_num_batched_tokens:,} tokens × {act_bytes} B × ({VLLM_FORWARD_FFN_TENSORS} × "
+               f"FFN width {ffn:,.0f} + {VLLM_FORWARD_HIDDEN_TENSORS} × hidden {spec.hidden_size:,})")
+    return RuntimeTerm("activation peak", max(sampler, forward), "device", how,
+                       {"sampler_bytes": sampler, "forward_bytes": forward, "requests": requests})
+
+
+def _ffn_width_per_token(spec: ModelSpec) -> float:
+    """FFN intermediate width one token activates (dense width, or top-k × expert width for MoE)."""
+    widths = []
+    ffns = {layer.ffn for layer in spec.layers}
+    if "dense" in ffns and spec.intermediate_size:
+        widths.append(spec.intermediate_size)
+    if "moe" in ffns and spec.moe is not None:
+        moe = spec.moe
+        shared = moe.shared_expert_intermediate_size or moe.num_shared_experts * moe.expert_intermediate_size
+        widths.append(moe.experts_per_token * moe.expert_intermediate_size + shared)
+    return max(widths, default=4 * spec.hidden_size)
+
+
+def vllm_cuda_graph_bytes(spec: ModelSpec, max_num_seqs: int) -> float:
+    """CUDA graph pool of the default capture sizes (see VLLM_GRAPH_* for the fit and its error)."""
+    return VLLM_GRAPH_BASE + VLLM_GRAPH_PER_LAYER * spec.num_layers * (
+        len(vllm_capture_sizes(max_num_seqs)) / VLLM_GRAPH_REFERENCE_SIZES)
+
+
+def vllm_capture_sizes(max_num_seqs: int) -> list[int]:
+    """Default cudagraph_capture_sizes: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16), with
+    max_cudagraph_capture_size = min(2 × max_num_seqs, 512) (vllm/config/vllm.py)."""
+    largest = min(2 * max_num_seqs, 512)
+    sizes = [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16))
+    return [s for s in sizes if s <= largest]
+
+
+def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
+                  hardware_name: str, backend: str, version: tuple[int, int], enforce_eager: bool) -> RuntimeBreakdown:
+    if not 0 < scenario.gpu_memory_utilization <= 1:
+        raise SizingError(f"--gpu-memory-utilization must be in (0, 1] (got {scenario.gpu_memory_utilization})")
+    if kv.engine != "vllm":
+        raise SizingError("vLLM runtime needs the vLLM KV breakdown (kv_cache with engine vllm)")
+    default_seqs, default_tokens = vllm_scheduler_defaults(total, hardware_name)
+    max_num_seqs = scenario.max_num_seqs or default_seqs
+    mnbt = scenario.max_num_batched_tokens or default_tokens
+    tp = kv.tp
+    requested = scenario.gpu_memory_utilization * total  # mem_utils.request_memory
+    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp)
+    non_torch = VLLM_NON_TORCH_TP1 if tp == 1 else VLLM_NON_TORCH_TP
+    graphs_in_budget = version >= VLLM_GRAPHS_IN_BUDGET_SINCE
+    graphs = 0.0 if enforce_eager else vllm_cuda_graph_bytes(spec, max_num_seqs)
+    context_bytes = DEVICE_CONTEXT_BYTES.get(backend, 0)
+    terms = [
+        RuntimeTerm("weights", weights, "device", f"{weights / GIB:.2f} GiB per GPU (weights.py)"),
+        activation,
+        RuntimeTerm("non-torch memory", non_torch, "device",
+                    f"{non_torch / GIB:.2f} GiB: cuBLAS/NCCL{' + custom all-reduce' if tp > 1 else ''} "
+                    f"(v0.19 logs, TP {tp})", {"tp": tp}),
+        RuntimeTerm("CUDA graphs", graphs, "device",
+                    "enforce_eager: no graphs" if enforce_eager else
+                    f"{VLLM_GRAPH_BASE / GIB:.2f} GiB + {VLLM_GRAPH_PER_LAYER / GIB:.4f} GiB × {spec.num_layers} "
+                    f"layers ({len(vllm_capture_sizes(max_num_seqs))} capture sizes); "
+                    + ("subtracted from the KV budget (vLLM ≥ 0.21)" if graphs_in_budget else
+                       "outside the budget, in the (1 − utilization) headroom (vLLM < 0.21)"),
+                    in_kv_budget=graphs_in_budget),
+        RuntimeTerm("device context", context_bytes, "device",
+                    f"{backend} context {context_bytes / MIB:.0f} MiB (assumed), before vLLM's memory snapshot",
+                    in_kv_budget=False),
+    ]
+    in_budget = sum(t.bytes for t in terms if t.in_kv_budget)
+    available = requested - in_budget
+    capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
+    runtime_terms = [t for t in terms if t.name != "weights"]
+    return _breakdown("vllm", runtime_terms, vllm_version=version, max_num_seqs=max_num_seqs,
+                      max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity)
+
+
+# --- vLLM KV capacity (kv_cache_utils.get_kv_cache_configs) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class _LayerKind:
+    kind: str
+    layers: int
+    page_bytes_per_token: float  # attention: bytes per token per layer; state: 0
+    state_page_bytes: float  # state: bytes per layer per sequence; attention: 0
+    window: int | None
+
+
+def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
+    kinds = []
+    for term in kv.terms:
+        if term.per_sequence:
+            kinds.append(_LayerKind(term.kind, term.layers, 0.0, term.bytes_per_rank / (term.layers * kv.batch), None))
+        else:
+            kinds.append(_LayerKind(term.kind, term.layers, term.bytes_per_token_per_layer, 0.0, term.window_tokens))
+    return kinds
+
+
+def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: int,
+                     max_num_batched_tokens: int) -> VllmKvCapacity:
+    """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank."""
+    kinds = _vllm_layer_kinds(kv)
+    if not kinds:
+        return VllmKvCapacity(available_bytes, 0.0, 0, 0, 0, 0, 0, float("inf"))
+    available = max(0.0, available_bytes)
+    attention = [k for k in kinds if not k.state_page_bytes]
+    if all(k.window is None for k in attention) and len(attention) == len(kinds):
+        # All layers need the same token slots (is_kv_cache_spec_uniform / UniformTypeKVCacheSpecs): one group,
+        # each layer its own tensor: num_blocks = available // Σ page sizes.
+        page_all = sum(k.page_bytes_per_token * k.layers for k in kinds) * VLLM_BLOCK_SIZE
+        num_blocks = int(available // page_all)
+        per_request = vllm_blocks_per_request(None, max_model_len, max_num_batched_tokens)
+        return VllmKvCapacity(available_bytes, page_all, 1, 1, num_blocks, per_request,
+                              num_blocks * VLLM_BLOCK_SIZE, num_blocks / per_request)
+    return _hybrid_capacity(kinds, available, available_bytes, max_model_len, max_num_batched_tokens)
+
+
+def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes: float, max_model_len: int,
+                     mnbt: int) -> VllmKvCapacity:
+    """Hybrid models: one page size for all layers, layers split into equal-size groups
+    (unify_kv_cache_spec_page_size, _get_kv_cache_groups_uniform_page_size, get_kv_cache_config_from_groups)."""
+    block_sizes = {k.kind: VLLM_BLOCK_SIZE for k in kinds}
+    state_pages = [k.state_page_bytes for k in kinds if k.state_page_bytes]
+    if state_pages:
+        # HybridAttentionMambaModelConfig: enlarge the attention block so one attention page holds at least one
+        # Mamba state page, then pad the state page to the attention page.
+        widest_token = max(k.page_bytes_per_token for k in kinds if not k.state_page_bytes)
+        align = VLLM_KERNEL_BLOCK_ALIGNMENT
+        attn_block = align * ceil(max(state_pages) / (align * widest_token))
+        block_sizes = {k.kind: attn_block for k in kinds}
+    pages = {k.kind: k.state_page_bytes or k.page_bytes_per_token * block_sizes[k.kind] for k in kinds}
+    page = max(pages.values())
+    for k in kinds:
+        if not k.state_page_bytes:
+            # unify_kv_cache_spec_page_size: smaller pages get a proportionally larger block size.
+            block_sizes[k.kind] = int(block_sizes[k.kind] * page // pages[k.kind])
+    counts = [k.layers for k in kinds]
+    group_size = min(counts)
+    if max(counts) < 1.5 * min(counts):
+        group_size = max(counts)
+    num_groups = sum(-(-count // group_size) for count in counts)
+    num_blocks = int(available // page // group_size)
+    per_request = sum(
+        -(-k.layers // group_size) * _pages_per_request(k, block_sizes[k.kind], max_model_len, mnbt) for k in kinds)
+    tokens = num_blocks // num_groups * min(block_sizes.values())
+    return VllmKvCapacity(available_bytes, page, group_size, num_groups, num_blocks, per_request, tokens,
+                          num_blocks / per_request)
+
+
+def _pages_per_request(kind: _LayerKind, block_size: int, max_model_len: int, mnbt: int) -> int:
+    if kind.state_page_bytes:
+        return 1  # MambaSpec default mamba_cache_mode: 1 (+ speculative blocks) page per request
+    return vllm_blocks_per_request(kind.window, max_model_len, mnbt, block_size, kind=kind.kind)
