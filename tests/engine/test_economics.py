@@ -96,7 +96,8 @@ def test_break_even_is_none_when_cloud_is_not_dearer_than_power():
 
 
 def test_break_even_is_none_without_a_price_and_zero_for_free_hardware():
-    assert RentVsBuy.compute(hourly_usd=13.88, power_w=1000, hardware_price_usd=None).break_even_months is None
+    no_price = RentVsBuy.compute(hourly_usd=13.88, power_w=1000, hardware_price_usd=None)
+    assert no_price.break_even_months is None
     assert break_even_months(0, 100.0, 21.28) == 0.0
 
 
@@ -135,7 +136,8 @@ def test_serving_cost_at_batch_one_and_at_a_batch():
     assert round(cost.single_stream_usd_per_mtok, 2) == 9.17
     # 1e6 / 600 / 3600 × 3.80 = $1.7593
     assert cost.batch_usd_per_mtok == pytest.approx(1.759259259, rel=1e-9)
-    assert ServingCost.on_offer(offer, decode_tok_s=115.1).batch_usd_per_mtok == cost.single_stream_usd_per_mtok
+    batch_one = ServingCost.on_offer(offer, decode_tok_s=115.1)
+    assert batch_one.batch_usd_per_mtok == cost.single_stream_usd_per_mtok
 
 
 @pytest.mark.parametrize(
