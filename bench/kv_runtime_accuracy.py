@@ -20,6 +20,7 @@ from reports.sizing.kv_cache import GIB, kv_cache
 from reports.sizing.runtime import MIB, llama_cpp_buffers, runtime_memory, vllm_kv_capacity
 from reports.sizing.specs import (
     AttentionShape,
+    DsaIndexerShape,
     LayerSpec,
     LinearAttentionShape,
     MlaShape,
@@ -87,7 +88,8 @@ SPECS: dict[str, ModelSpec] = {
         layers=_layers(61), attention=None, mla=MlaShape(128, 1536, 512, 128, 64, 128), native_dtype="fp8"),
     "GLM-5": ModelSpec(
         slug="glm-5", name="GLM-5", architecture="glm_moe_dsa", hidden_size=6144, vocab_size=154880,
-        layers=_layers(78), attention=None, mla=MlaShape(64, 2048, 512, 192, 64, 256, index_head_dim=128)),
+        layers=_layers(78), attention=None, mla=MlaShape(64, 2048, 512, 192, 64, 256),
+        dsa_indexer=DsaIndexerShape(32, 128, 2048)),
     "Qwen3-Next-80B-A3B": _dense(
         "qwen3-next-80b-a3b", 48, 2048, 5120, 16, 2, 256, 151936, arch="qwen3_next",
         layer_specs=_every(48, 4, "full", "linear", ffn="moe"),

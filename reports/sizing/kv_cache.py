@@ -20,9 +20,8 @@ All byte counts are floats (exact: every dtype size here is a dyadic fraction); 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from math import ceil
 
 from .errors import SizingError
 from .specs import AttentionShape, ModelSpec, Scenario
@@ -128,6 +127,11 @@ def kv_cache(
     ``scenario.max_num_batched_tokens`` or 8192.
     """
     engine = scenario.engine
+    if not spec.has_shapes and spec.kv_proxy is not None:
+        # Catalog models known only by stated parameters: the nearest sourced family member's shapes stand in.
+        proxy = kv_cache(spec.kv_proxy, scenario, tp=tp, max_num_batched_tokens=max_num_batched_tokens)
+        return replace(proxy, notes=proxy.notes + (
+            f"estimated: KV cache from the shapes of {spec.kv_proxy.name}, the nearest sourced family member.",))
     _check_scenario(spec, scenario)
     kv_dtype = resolve_kv_dtype(scenario.kv_dtype, engine, spec)
     gpus = max(1, scenario.gpus)
@@ -321,16 +325,17 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
                      f"× {n_ctx:,} cells (K only, no V)"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim,
                 "dtype_bytes": size, "n_ctx": n_ctx})]
-    if mla.index_head_dim:
+    if spec.dsa_indexer is not None:
         # src/llama-kv-cache-dsa.cpp: a second llama_kv_cache for the lightning-indexer keys, one head of
         # indexer_head_size, K only (MLA hparams), same type_k and cell count as the main cache.
-        per_layer_idx = mla.index_head_dim * size
+        index_dim = spec.dsa_indexer.head_dim
+        per_layer_idx = index_dim * size
         terms.append(KvTerm(
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=per_layer_idx, cells=n_ctx,
             bytes=per_layer_idx * layers * n_ctx, bytes_per_rank=per_layer_idx * layers * n_ctx,
-            explanation=(f"DSA indexer key: 1 head × {mla.index_head_dim} × {_dtype_label(kv_dtype)} × "
+            explanation=(f"DSA indexer key: 1 head × {index_dim} × {_dtype_label(kv_dtype)} × "
                          f"{layers} layers = {_fmt(per_layer_idx * layers)} B/token × {n_ctx:,} cells"),
-            inputs={"index_head_dim": mla.index_head_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
+            inputs={"index_head_dim": index_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
     return terms
 
 
@@ -456,7 +461,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
         return []
     cells = vllm_blocks_per_request(None, context, 0) * VLLM_BLOCK_SIZE
     row = mla.kv_lora_rank + mla.qk_rope_head_dim
-    sparse_fp8 = kv_dtype.startswith("fp8") and mla.index_head_dim is not None
+    sparse_fp8 = kv_dtype.startswith("fp8") and spec.dsa_indexer is not None
     if sparse_fp8:
         per_layer = float(VLLM_FP8_DS_MLA_BYTES)
         how = f"fp8_ds_mla {VLLM_FP8_DS_MLA_BYTES} B"
@@ -471,16 +476,17 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
         explanation=(f"{how} × {layers} layers = {_fmt(per_layer * layers)} B/token/GPU (not split by TP) × "
                      f"{cells:,} tokens × {batch} sequences"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim, "tp": tp})]
-    if mla.index_head_dim:
-        idx = mla.index_head_dim + mla.index_head_dim // VLLM_INDEXER_QUANT_BLOCK * 4
+    if spec.dsa_indexer is not None:
+        index_dim = spec.dsa_indexer.head_dim
+        idx = index_dim + index_dim // VLLM_INDEXER_QUANT_BLOCK * 4
         idx_rank = idx * layers * cells * batch
         terms.append(KvTerm(
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=float(idx), cells=cells,
             bytes=idx_rank * tp, bytes_per_rank=idx_rank,
-            explanation=(f"DSA indexer key: {mla.index_head_dim} fp8 + {idx - mla.index_head_dim} B scales = "
+            explanation=(f"DSA indexer key: {index_dim} fp8 + {idx - index_dim} B scales = "
                          f"{idx} B × {layers} layers = {_fmt(idx * layers)} B/token/GPU × {cells:,} tokens × "
                          f"{batch} sequences"),
-            inputs={"index_head_dim": mla.index_head_dim, "tp": tp}))
+            inputs={"index_head_dim": index_dim, "tp": tp}))
     return terms
 
 

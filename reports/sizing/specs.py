@@ -55,9 +55,6 @@ class MlaShape:
     qk_nope_head_dim: int
     qk_rope_head_dim: int
     v_head_dim: int
-    # DeepSeek Sparse Attention "lightning indexer" key width (config "index_head_dim"; DeepSeek-V3.2, GLM-5).
-    # None: no indexer. The engines keep one extra K-only cache row of this width per layer and token.
-    index_head_dim: int | None = None
 
 
 @dataclass(frozen=True)

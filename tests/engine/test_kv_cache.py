@@ -1,0 +1,294 @@
+"""KV cache and recurrent state against hand derivations (shapes from /work/shared/data/models.json)."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reports.sizing.errors import SizingError
+from reports.sizing.kv_cache import kv_cache
+from reports.sizing.specs import (
+    AttentionShape,
+    ConvShape,
+    DsaIndexerShape,
+    LayerSpec,
+    LinearAttentionShape,
+    MambaShape,
+    MlaShape,
+    ModelSpec,
+    MoeShape,
+    Scenario,
+)
+
+GIB = 2**30
+
+
+def layers(count, mixer="full", ffn="dense"):
+    return tuple(LayerSpec(mixer, ffn) for _ in range(count))
+
+
+def every(count, period, mixer, other):
+    """Layer i is `mixer` when (i + 1) % period == 0 (Gemma 3 pattern 6, Qwen3-Next interval 4)."""
+    return tuple(LayerSpec(mixer if (i + 1) % period == 0 else other, "dense") for i in range(count))
+
+
+def spec(slug, layer_specs, hidden=4096, vocab=32000, attention=None, **kw):
+    return ModelSpec(slug=slug, name=slug, architecture=slug, hidden_size=hidden, vocab_size=vocab,
+                     layers=layer_specs, attention=attention, **kw)
+
+
+# models.json "Llama-3.1-8B": 32 layers, 32 heads, 8 KV heads, head_dim 4096/32 = 128.
+LLAMA_8B = spec("llama-3.1-8b", layers(32), vocab=128256, attention=AttentionShape(32, 8, 128))
+# models.json "GLM-4.5 (355B-A32B)": 92 layers (+1 MTP, not cached), 8 KV heads, head_dim 128.
+GLM_45 = spec("glm-4.5", layers(92), hidden=5120, attention=AttentionShape(96, 8, 128), mtp_layers=1)
+# models.json "GLM-5 (744B-A40B)": 78 layers, MLA kv_lora 512 + rope 64, DSA index_head_dim 128.
+GLM_5 = spec("glm-5", layers(78), hidden=6144, mla=MlaShape(64, 2048, 512, 192, 64, 256),
+              dsa_indexer=DsaIndexerShape(32, 128, 2048))
+# models.json "DeepSeek-V3 (671B)": 61 layers, 128 heads, MLA 512 + 64, nope 128, v 128; no indexer.
+DEEPSEEK_V3 = spec("deepseek-v3", layers(61), hidden=7168, mla=MlaShape(128, 1536, 512, 128, 64, 128))
+# models.json "Qwen3-235B-A22B": 94 layers, 64 heads, 4 KV heads, head_dim 128.
+QWEN3_235B = spec("qwen3-235b", layers(94, ffn="moe"), attention=AttentionShape(64, 4, 128),
+                  moe=MoeShape(128, 8, 1536))
+# models.json "Gemma 3 27B (text config, fixtures)": 62 layers, every 6th global, window 1024,
+# 16 KV heads × 128 on every layer.
+GEMMA3_27B = spec("gemma-3-27b", every(62, 6, "full", "sliding"), hidden=5376,
+                  attention=AttentionShape(32, 16, 128), sliding_window=1024)
+# models.json "Qwen3-Next-80B-A3B": 48 layers, 1 full in 4 (12 full, 36 gated delta-net), full: 2 KV heads ×
+# 256; linear: 16 key heads, 32 value heads, 128 × 128, conv kernel 4.
+QWEN3_NEXT = spec("qwen3-next", every(48, 4, "full", "linear"), hidden=2048, attention=AttentionShape(16, 2, 256),
+                  linear_attention=LinearAttentionShape(16, 32, 128, 128, 4))
+# models.json "gpt-oss-120b": 36 layers alternating sliding (128) / full, 8 KV heads × 64.
+GPT_OSS_120B = spec("gpt-oss-120b", tuple(LayerSpec("sliding" if i % 2 == 0 else "full", "moe") for i in range(36)),
+                    hidden=2880, attention=AttentionShape(64, 8, 64), sliding_window=128)
+# models.json "Gemma 4 31B (text config, fixtures)": 60 layers, every 6th global; sliding 16 KV × 256,
+# global 4 KV × 512 with attention_k_eq_v; window 1024.
+GEMMA4_31B = spec("gemma-4-31b", every(60, 6, "full", "sliding"), hidden=5376,
+                  attention=AttentionShape(32, 4, 512, k_eq_v=True), sliding_attention=AttentionShape(32, 16, 256),
+                  sliding_window=1024)
+# models.json "LFM2-350M": 16 blocks, 10 conv (L_cache 3) + 6 attention (8 KV heads × 64), hidden 1024.
+LFM2_350M = spec("lfm2-350m", tuple(LayerSpec(m, "dense") for m in
+                                    ["conv", "conv", "full", "conv", "conv", "full", "conv", "conv", "full", "conv",
+                                     "full", "conv", "full", "conv", "full", "conv"]),
+                 hidden=1024, attention=AttentionShape(16, 8, 64), conv=ConvShape(3))
+# models.json "NVIDIA Nemotron 3 Nano 30B-A3B (config, fixture copy)" Mamba-2 mixer: 64 heads × 64,
+# state 128, 8 groups, conv 4 (one layer here: the per-layer state is what is checked).
+MAMBA = spec("mamba-layer", layers(1, "mamba"), hidden=2688,
+             mamba=MambaShape(num_heads=64, head_dim=64, state_size=128, n_groups=8, conv_kernel=4))
+
+LLAMA_CPP = Scenario(engine="llama.cpp", kv_dtype="f16")
+
+
+def vllm(**kw):
+    return Scenario(engine="vllm", kv_dtype=kw.pop("kv_dtype", "bf16"), **kw)
+
+
+# --- required figures -----------------------------------------------------------------------------------------
+
+def test_llama_3_1_8b_bytes_per_token_matches_vllm_log():
+    # 2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token (vllm#10517); × 8,192 = 1 GiB.
+    kv = kv_cache(LLAMA_8B, LLAMA_CPP)
+    assert kv.bytes_per_token == 131_072
+    assert kv.total_bytes == 131_072 * 8192 == GIB
+    assert "2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token" in kv.terms[0].explanation
+
+
+@pytest.mark.parametrize("context, gib", [(8192, 2.875), (32768, 11.5)])
+def test_seed_glm_4_5(context, gib):
+    # 2 × 92 layers × 8 kv heads × 128 × 2 B = 376,832 B/token; × 8,192 = 3,087,007,744 B = 2.875 GiB.
+    assert kv_cache(GLM_45, Scenario(context=context)).total_bytes == gib * GIB
+
+
+@pytest.mark.parametrize("context, gib", [(8192, 0.686), (32768, 2.742)])
+def test_seed_glm_5_mla_latent(context, gib):
+    # 78 layers × (512 + 64) × 2 B = 89,856 B/token; × 8,192 = 736,100,352 B = 0.6855 GiB (seed prints 0.686).
+    mla = kv_cache(GLM_5, Scenario(context=context)).term("mla")
+    assert mla.bytes == 89_856 * context
+    assert mla.bytes / GIB == pytest.approx(gib, abs=0.0005)
+
+
+def test_glm_5_indexer_cache_is_a_separate_term():
+    # llama.cpp llama_kv_cache_dsa: indexer keys 1 head × 128 × 2 B × 78 layers = 19,968 B/token, K only.
+    kv = kv_cache(GLM_5, Scenario(context=8192))
+    assert kv.term("dsa_indexer").bytes == 19_968 * 8192
+    assert kv.bytes_per_token == 89_856 + 19_968
+    # vLLM: indexer 128 fp8 + 4 B scale = 132 B × 78 = 10,296 B/token; fp8 cache → fp8_ds_mla 656 B × 78.
+    bf16 = kv_cache(GLM_5, vllm(context=8192))
+    assert bf16.bytes_per_token == 89_856 + 10_296
+    fp8 = kv_cache(GLM_5, vllm(context=8192, kv_dtype="fp8"))
+    assert fp8.bytes_per_token == 656 * 78 + 10_296
+
+
+def test_qwen3_235b_tp4_bytes_per_token_per_gpu():
+    # 4 KV heads / TP4 = 1 per GPU: 2 × 1 × 128 × 2 B × 94 layers = 48,128 B/token/GPU (vllm#21348).
+    kv = kv_cache(QWEN3_235B, vllm(gpus=4))
+    assert kv.bytes_per_token_per_rank == 48_128
+    assert kv.bytes_per_token == 4 * 48_128
+
+
+def test_gemma_3_27b_at_128k_keeps_only_the_window_on_sliding_layers():
+    # Global: 10 layers × 2 × 16 × 128 × 2 B = 81,920 B/token × 131,072 = 10 GiB.
+    # Sliding: pad256(min(131,072, 1,024 × 1 + 512 ubatch)) = 1,536 cells × 52 × 8,192 B = 654,311,424 B.
+    # Naive (every layer full): 62 × 8,192 × 131,072 = 62 GiB.
+    kv = kv_cache(GEMMA3_27B, Scenario(context=131072))
+    assert kv.term("full").bytes == 10 * GIB
+    assert kv.term("sliding").cells == 1536
+    assert kv.term("sliding").bytes == 654_311_424
+    assert kv.total_bytes == 10 * GIB + 654_311_424  # 10.61 GiB, not 62
+
+
+def test_gemma_3_swa_full_and_batch():
+    # --swa-full: sliding layers keep n_ctx cells. Batch 4 × 8,192: n_ctx 32,768 shared (unified cache), SWA
+    # cache pad256(min(32,768, 1,024 × 4 + 512)) = 4,608 cells.
+    assert kv_cache(GEMMA3_27B, Scenario(context=8192, swa_full=True)).term("sliding").cells == 8192
+    kv = kv_cache(GEMMA3_27B, Scenario(context=8192, batch=4))
+    assert kv.term("full").cells == 32768
+    assert kv.term("sliding").cells == 4608
+
+
+def test_deepseek_v3_caches_the_latent_not_heads():
+    # 61 × (512 + 64) × 2 B = 70,272 B/token (llama.cpp after PR #19067, vLLM MLAAttentionSpec); the naive
+    # MHA figure 61 × 128 heads × (192 K + 128 V) × 2 B = 4,997,120 B/token is 71× larger.
+    kv = kv_cache(DEEPSEEK_V3, Scenario(context=32768))
+    assert kv.bytes_per_token == 70_272
+    assert kv.total_bytes == 70_272 * 32768
+    # vLLM fp8 without a sparse indexer: plain 576 × 1 B, and the latent is not split by TP (8 GPUs).
+    assert kv_cache(DEEPSEEK_V3, vllm(kv_dtype="fp8", gpus=8)).bytes_per_token_per_rank == 61 * 576
+
+
+def test_qwen3_next_state_is_per_sequence():
+    # Full: 12 layers × 2 × 2 × 256 × 2 B = 24,576 B/token.
+    # Linear (llama.cpp, f32): conv (4 - 1) × (2 × 16 × 128 + 32 × 128) = 24,576 + state 32 × 128 × 128 =
+    # 524,288 → 548,864 elements × 4 B × 36 layers = 79,036,416 B per sequence, whatever the context.
+    kv = kv_cache(QWEN3_NEXT, Scenario(context=32768))
+    assert kv.bytes_per_token == 24_576
+    assert kv.recurrent_bytes_per_sequence == 79_036_416
+    assert kv.total_bytes == 24_576 * 32768 + 79_036_416
+    longer = kv_cache(QWEN3_NEXT, Scenario(context=65536))
+    assert longer.term("linear").bytes == kv.term("linear").bytes
+    # vLLM keeps the state in the model dtype: 548,864 × 2 B × 36 = 39,518,208 B per sequence; 2 sequences.
+    assert kv_cache(QWEN3_NEXT, vllm(context=32768, batch=2)).term("linear").bytes == 2 * 39_518_208
+
+
+def test_gpt_oss_120b_sliding_layers():
+    # Full: 18 × 2 × 8 × 64 × 2 B = 36,864 B/token × 131,072 = 4.5 GiB.
+    # Sliding (llama.cpp): pad256(min(131,072, 128 + 512)) = 768 cells × 18 × 2,048 B = 28,311,552 B.
+    kv = kv_cache(GPT_OSS_120B, Scenario(context=131072))
+    assert kv.term("full").bytes == 4.5 * GIB
+    assert kv.term("sliding").bytes == 768 * 18 * 2048
+    # vLLM SlidingWindowSpec with max_num_batched_tokens 8192: cdiv(min(127 + 8,192, 131,072), 16) + 1 = 521
+    # pages = 8,336 tokens per request.
+    assert kv_cache(GPT_OSS_120B, vllm(context=131072), max_num_batched_tokens=8192).term("sliding").cells == 8336
+
+
+def test_gemma_4_k_eq_v_stores_k_and_v_and_pads_v_without_flash_attention():
+    # Global: 2 × 4 × 512 × 2 B = 8,192 B/token/layer; sliding: 2 × 16 × 256 × 2 B = 16,384.
+    kv = kv_cache(GEMMA4_31B, Scenario(context=8192))
+    assert kv.term("full").bytes_per_token_per_layer == 8192
+    assert kv.term("sliding").bytes_per_token_per_layer == 16384
+    # FA off: V is padded to the widest V row (16 × 256 = 4,096): global (2,048 K + 4,096 V) × 2 B = 12,288.
+    no_fa = kv_cache(GEMMA4_31B, Scenario(context=8192, flash_attention=False))
+    assert no_fa.term("full").bytes_per_token_per_layer == 12_288
+
+
+def test_lfm2_conv_and_mamba2_state():
+    # LFM2: 6 attention layers × 2 × 8 × 64 × 2 B = 12,288 B/token; conv state (3 - 1) × 1,024 × 4 B × 10.
+    kv = kv_cache(LFM2_350M, Scenario(context=4096))
+    assert kv.bytes_per_token == 12_288
+    assert kv.recurrent_bytes_per_sequence == 2 * 1024 * 4 * 10
+    # Mamba-2: d_inner 64 × 64 = 4,096; conv 3 × (4,096 + 2 × 8 × 128) = 18,432; ssm 128 × 4,096 = 524,288;
+    # × 4 B (llama.cpp f32) = 2,170,880 B per layer and sequence.
+    assert kv_cache(MAMBA, Scenario()).recurrent_bytes_per_sequence == 2_170_880
+
+
+# --- dtypes, padding, TP --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kv_dtype, per_token", [
+    ("f16", 131_072), ("bf16", 131_072),
+    ("q8_0", 2 * 32 * 1024 * 34 // 32),  # 34 B per 32 elements → 69,632
+    ("q4_0", 2 * 32 * 1024 * 18 // 32),  # 18 B per 32 elements → 36,864
+])
+def test_llama_cpp_kv_dtypes(kv_dtype, per_token):
+    assert kv_cache(LLAMA_8B, Scenario(kv_dtype=kv_dtype)).bytes_per_token == per_token
+
+
+def test_vllm_fp8_halves_the_cache():
+    assert kv_cache(LLAMA_8B, vllm(kv_dtype="fp8")).bytes_per_token == 65_536
+
+
+def test_llama_cpp_pads_the_context_to_256():
+    assert kv_cache(LLAMA_8B, Scenario(context=1000)).terms[0].cells == 1024
+
+
+def test_tp_beyond_kv_heads_replicates_one_head_per_rank():
+    assert kv_cache(QWEN3_235B, vllm(gpus=8)).bytes_per_token_per_rank == 48_128
+
+
+@pytest.mark.parametrize("kv_dtype, engine", [("fp8", "llama.cpp"), ("q8_0", "vllm"), ("q3_k", "llama.cpp")])
+def test_kv_dtype_the_engine_cannot_cache(kv_dtype, engine):
+    with pytest.raises(SizingError, match="--kv-dtype"):
+        kv_cache(LLAMA_8B, Scenario(engine=engine, kv_dtype=kv_dtype))
+
+
+def test_tp_must_divide_kv_heads():
+    with pytest.raises(SizingError, match="--gpus 3"):
+        kv_cache(QWEN3_235B, vllm(gpus=3))
+
+
+@pytest.mark.parametrize("field, value, option", [("context", -1, "--context"), ("context", 0, "--context"),
+                                                   ("batch", 0, "--batch")])
+def test_invalid_scenario(field, value, option):
+    with pytest.raises(SizingError, match=option):
+        kv_cache(LLAMA_8B, Scenario(**{field: value}))
+
+
+# --- properties ---------------------------------------------------------------------------------------------
+
+MODELS = [LLAMA_8B, GEMMA3_27B, QWEN3_NEXT, GPT_OSS_120B, DEEPSEEK_V3, GLM_5]
+ENGINES = st.sampled_from([("llama.cpp", "f16"), ("llama.cpp", "q8_0"), ("vllm", "bf16"), ("vllm", "fp8")])
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=st.sampled_from(MODELS), engine=ENGINES, context=st.integers(1, 300_000),
+       extra=st.integers(1, 50_000), batch=st.integers(1, 16))
+def test_kv_grows_with_context_and_batch(model, engine, context, extra, batch):
+    name, dtype = engine
+    base = kv_cache(model, Scenario(engine=name, kv_dtype=dtype, context=context, batch=batch)).total_bytes
+    assert kv_cache(model, Scenario(engine=name, kv_dtype=dtype, context=context + extra, batch=batch)).total_bytes >= base
+    # >= only: llama.cpp pads n_ctx to 256 cells, so one more tiny sequence can fit in the padding.
+    assert kv_cache(model, Scenario(engine=name, kv_dtype=dtype, context=context, batch=batch + 1)).total_bytes >= base
+    assert kv_cache(model, Scenario(engine=name, kv_dtype=dtype, context=context + 256, batch=2 * batch)
+                    ).total_bytes > base
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=st.sampled_from([LLAMA_8B, QWEN3_235B, DEEPSEEK_V3, GEMMA3_27B]), context=st.integers(1, 200_000),
+       tp_pair=st.sampled_from([(1, 2), (2, 4), (4, 8), (1, 8), (8, 16)]))
+def test_per_rank_kv_falls_or_stays_with_more_tp(model, context, tp_pair):
+    low, high = tp_pair
+    per_rank = [kv_cache(model, vllm(context=context, gpus=tp)).per_rank_bytes for tp in (low, high)]
+    assert per_rank[1] <= per_rank[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(context=st.integers(-10**6, 0))
+def test_non_positive_context_raises(context):
+    with pytest.raises(SizingError):
+        kv_cache(LLAMA_8B, Scenario(context=context))
+
+
+@settings(max_examples=30, deadline=None)
+@given(kv_dtype=st.text(min_size=1, max_size=8).filter(
+    lambda s: s.lower() not in {"f32", "f16", "bf16", "q8_0", "q4_0", "fp16", "float16", "bfloat16", "float32"}))
+def test_unknown_kv_dtype_raises(kv_dtype):
+    with pytest.raises(SizingError, match="--kv-dtype"):
+        kv_cache(LLAMA_8B, Scenario(kv_dtype=kv_dtype))
+
+
+def test_model_without_shapes_uses_its_kv_proxy_and_says_so():
+    estimated = ModelSpec(slug="llama-x", name="Llama X", architecture="llama", hidden_size=0, vocab_size=0,
+                          layers=(), attention=None, confidence="estimated", kv_proxy=LLAMA_8B)
+    kv = kv_cache(estimated, LLAMA_CPP)
+    assert kv.bytes_per_token == 131_072
+    assert any("estimated" in note for note in kv.notes)
+    with pytest.raises(SizingError, match="no layer shapes"):
+        kv_cache(ModelSpec(slug="x", name="x", architecture="x", hidden_size=0, vocab_size=0, layers=(),
+                           attention=None), LLAMA_CPP)
