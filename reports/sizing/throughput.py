@@ -1,0 +1,547 @@
+"""Decode and prefill speed: a roofline with efficiencies calibrated on llama.cpp measurements.
+
+Decode (one stream) is memory-bound: every token streams the active weights and the KV cache once.
+
+    time/token = GPU bytes / (bandwidth x bandwidth_efficiency)          memory roofline
+               + RAM bytes / system RAM bandwidth                        offloaded share, CPU-computed
+               + layers x layer_overhead (x MoE factor for MoE layers)   launch/sync floor per layer
+               + tensor-parallel all-reduces                             2 per layer (ring)
+
+Prefill is compute-bound: 2 FLOPs per active parameter per token plus attention FLOPs that grow with the
+context, over dense FP16 TFLOPS x compute_efficiency x a GEMM-width factor; it can never beat reading the
+weights once per micro-batch (memory floor).
+
+The efficiencies and overheads in ``CALIBRATION`` are fitted by ``bench/throughput_accuracy.py --fit`` on
+``bench/data/throughput_calibration.csv`` only (llama.cpp llama-bench rows); that script prints the fit, the
+per-row errors and the medians. Everything here is a pure function of its keyword arguments.
+
+Units: bytes, FLOPs, seconds inside; tokens/s and milliseconds in the results. Bandwidths are decimal GB/s
+(vendor convention), TFLOPS are 10**12 FLOP/s.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from reports.sizing.errors import SizingError
+from reports.sizing.specs import HardwareSpec, ModelSpec
+
+BackendClass = Literal["cuda", "rocm", "metal", "vulkan", "other"]
+Parallelism = Literal["layer", "tensor"]
+Bound = Literal["memory", "compute", "latency"]
+
+GB = 1e9
+TFLOP = 1e12
+
+
+@dataclass(frozen=True)
+class BackendCalibration:
+    """Fitted constants of one backend class (see ``bench/throughput_accuracy.py --fit``)."""
+
+    bandwidth_efficiency: float  # share of peak memory bandwidth a decode step reaches
+    layer_overhead_s: float  # fixed time per decoder layer per decode step (kernel launches, syncs)
+    compute_efficiency: float  # share of dense FP16 peak that wide prefill GEMMs reach
+    decode_rows: int  # calibration rows behind the two decode constants
+    prefill_rows: int  # calibration rows behind compute_efficiency
+
+
+# Fitted on bench/data/throughput_calibration.csv (llama.cpp). Regenerate with
+# `python -m bench.throughput_accuracy --fit`; the test suite fails if the medians drift past the targets.
+CALIBRATION: dict[str, BackendCalibration] = {
+    "cuda": BackendCalibration(0.90, 55e-6, 1.00, decode_rows=14, prefill_rows=17),
+    "metal": BackendCalibration(0.91, 190e-6, 0.81, decode_rows=62, prefill_rows=63),
+    "vulkan": BackendCalibration(0.84, 40e-6, 0.36, decode_rows=7, prefill_rows=6),
+    "rocm": BackendCalibration(0.83, 55e-6, 0.09, decode_rows=1, prefill_rows=1),
+}
+# Backends without calibration data (SYCL, CANN, anything else) borrow the Vulkan constants: like Vulkan they
+# are portable llama.cpp backends without vendor-tuned kernels. This is a stated assumption, not a fit.
+CALIBRATION["other"] = CALIBRATION["vulkan"]
+
+# An MoE layer launches more kernels than a dense one (router GEMM, softmax, top-k, expert gather, three
+# mul_mat_id, weighted sum: llama.cpp src/llama-graph.cpp build_moe_ffn), so its fixed cost is this many
+# dense layers'. Fitted on the gpt-oss decode rows (global, one parameter).
+MOE_LAYER_OVERHEAD_FACTOR = 1.4
+
+# GEMM width at which a matmul reaches half of the backend's asymptotic efficiency: efficiency scales by
+# m / (m + GEMM_HALF_WIDTH) where m is the number of token rows of the GEMM (the micro-batch for dense weights,
+# micro-batch x k / E tokens per routed expert). Fitted on the prefill rows (global, one parameter).
+GEMM_HALF_WIDTH = 96.0
+
+# System RAM read by the CPU for offloaded weights: desktop dual-channel DDR5-4800 = 76.8 GB/s theoretical
+# (2 channels x 8 B x 4800 MT/s), sustained 65-85 % of that (/work/shared/data/NOTES-accelerators.md, "CPU offload");
+# 60 GB/s is ~78 % of it, inside the notes' "desktop dual-channel DDR5 ~60-80 GB/s sustained".
+DEFAULT_RAM_BANDWIDTH_GBS = 60.0
+
+# Tensor-parallel link when HardwareSpec.interconnect_gbs is unknown: PCIe 4.0 x16 achieves ~22-25 GB/s per
+# direction (NOTES-accelerators.md "PCIe x16 per direction": Inspur MLPerf notes ~22 GB/s measured per GPU).
+DEFAULT_PCIE_GBS = 25.0
+# Per all-reduce launch + synchronisation latency. NCCL small-message all-reduce latency is of order 10 us over
+# NVLink and a few tens of us over PCIe (nccl-tests busbw tables at 8 B - 1 KiB); these are stated assumptions.
+NVLINK_ALLREDUCE_LATENCY_S = 10e-6
+PCIE_ALLREDUCE_LATENCY_S = 25e-6
+# Activations exchanged by tensor-parallel all-reduces are 16-bit (bf16/fp16).
+ACTIVATION_BYTES = 2
+# Two all-reduces per decoder layer: after the attention output projection and after the FFN down projection
+# (Megatron-LM tensor parallelism, Shoeybi et al. 2019, section 3).
+ALLREDUCES_PER_LAYER = 2
+
+# llama.cpp default micro-batch (llama-bench / llama-server -ub 512).
+DEFAULT_UBATCH = 512
+
+
+def backend_class(hardware: HardwareSpec) -> BackendClass:
+    return hardware.backend if hardware.backend in ("cuda", "rocm", "metal", "vulkan") else "other"  # type: ignore[return-value]
+
+
+def calibration_for(hardware: HardwareSpec) -> BackendCalibration:
+    return CALIBRATION[backend_class(hardware)]
+
+
+# --------------------------------------------------------------------------------------------------- helpers
+
+
+def attention_flops_per_token(spec: ModelSpec, *, context: float) -> float:
+    """Attention-score FLOPs of one token that attends to `context` earlier tokens.
+
+    Per softmax-attention layer: QK^T costs 2 x heads x d_qk x context and the weighted sum of V costs
+    2 x heads x d_v x context (PaLM, Chowdhery et al. 2022, appendix B: 4 x layers x heads x head_dim x context
+    per token in the forward pass when d_qk = d_v). Sliding/chunked layers see at most their window. Linear,
+    Mamba and conv mixers carry a fixed state, so they add nothing that grows with the context.
+    """
+    total = 0.0
+    for layer in spec.layers:
+        if layer.mixer in ("full", "sliding", "chunked"):
+            width = _attention_width(spec, layer.mixer)
+            seen = context
+            if layer.mixer == "sliding" and spec.sliding_window:
+                seen = min(context, spec.sliding_window)
+            elif layer.mixer == "chunked" and spec.attention_chunk_size:
+                seen = min(context, spec.attention_chunk_size)
+            total += 2 * width * seen
+    return total
+
+
+def _attention_width(spec: ModelSpec, mixer: str) -> int:
+    """heads x (d_qk + d_v) of one attention layer kind."""
+    if spec.mla is not None and mixer == "full":
+        mla = spec.mla
+        return mla.num_heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim)
+    shape = spec.sliding_attention if mixer == "sliding" and spec.sliding_attention else spec.attention
+    if shape is None:
+        return 0
+    return shape.num_heads * (shape.head_dim + shape.v_dim)
+
+
+def experts_touched_fraction(*, experts_per_token: int, num_experts: int, tokens: int) -> float:
+    """Expected share of routed experts hit by at least one of `tokens` tokens, each picking k of E.
+
+    With uniform routing each expert is missed by one token with probability 1 - k/E, so it is touched by a
+    batch with probability 1 - (1 - k/E)^tokens. One token touches exactly k/E of them.
+    """
+    if num_experts <= 0 or experts_per_token <= 0:
+        return 1.0
+    return 1.0 - (1.0 - experts_per_token / num_experts) ** tokens
+
+
+def weight_bytes_per_token(
+    *, resident_bytes: float, embedding_bytes: float = 0.0, routed_expert_bytes: float = 0.0,
+    experts_per_token: int = 0, num_experts: int = 0,
+) -> float:
+    """Weight bytes one decode token reads: everything resident except the input embedding table (llama.cpp
+    gathers one row, ggml_get_rows) and, for MoE, the routed experts the token does not use (1 - k/E of them).
+    Tied embeddings are still read in full as the output head, so pass embedding_bytes=0 for tied models."""
+    unused = 1.0 - experts_per_token / num_experts if num_experts else 0.0
+    return resident_bytes - embedding_bytes - routed_expert_bytes * unused
+
+
+def _gemm_width_factor(rows: float) -> float:
+    return rows / (rows + GEMM_HALF_WIDTH)
+
+
+def _check_positive(name: str, value: float) -> None:
+    if value is None or value <= 0:
+        raise SizingError(f"{name} must be positive (got {value!r})")
+
+
+# ------------------------------------------------------------------------------------------------ all-reduce
+
+
+@dataclass(frozen=True)
+class AllReduceCost:
+    seconds_per_token: float
+    link_gbs: float
+    latency_s: float
+    link: str  # "interconnect" or "PCIe default"
+
+
+def allreduce_time(
+    *, gpus: int, payload_bytes: float, num_layers: int, hardware: HardwareSpec
+) -> AllReduceCost:
+    """Ring all-reduce of `payload_bytes` on `gpus` GPUs, 2 per layer.
+
+    Ring all-reduce moves 2 (n-1)/n x payload over each GPU's link (Patarasuk & Yuan 2009; NCCL docs,
+    "bus bandwidth"). HardwareSpec.interconnect_gbs is read as the vendor's bidirectional aggregate
+    (NVIDIA quotes 900 GB/s for H100 NVLink = 450 per direction), so half of it is used per direction.
+    """
+    if gpus <= 1:
+        return AllReduceCost(0.0, 0.0, 0.0, "none")
+    if hardware.interconnect_gbs:
+        link_gbs, latency, link = hardware.interconnect_gbs / 2, NVLINK_ALLREDUCE_LATENCY_S, "interconnect"
+    else:
+        link_gbs, latency, link = DEFAULT_PCIE_GBS, PCIE_ALLREDUCE_LATENCY_S, "PCIe default"
+    one = 2 * (gpus - 1) / gpus * payload_bytes / (link_gbs * GB) + latency
+    return AllReduceCost(ALLREDUCES_PER_LAYER * num_layers * one, link_gbs, latency, link)
+
+
+# ---------------------------------------------------------------------------------------------------- decode
+
+
+@dataclass(frozen=True)
+class DecodeSpeed:
+    """One stream's generation speed and how it was computed (all inputs echoed)."""
+
+    tokens_per_s: float
+    ms_per_token: float
+    # time split per token (seconds)
+    gpu_memory_s: float
+    ram_memory_s: float
+    overhead_s: float
+    allreduce_s: float
+    # inputs
+    weight_bytes_gpu: float
+    weight_bytes_ram: float
+    kv_bytes_read: float
+    gpus: int
+    parallelism: str
+    bandwidth_gbs: float
+    ram_bandwidth_gbs: float
+    backend_class: str
+    bandwidth_efficiency: float
+    layer_overhead_s: float
+    num_layers: int
+    moe_layers: int
+
+    @property
+    def bound(self) -> Bound:
+        parts = {"memory": self.gpu_memory_s + self.ram_memory_s, "latency": self.overhead_s + self.allreduce_s}
+        return max(parts, key=parts.get)  # type: ignore[return-value,arg-type]
+
+
+def decode_speed(
+    *,
+    weight_bytes_gpu: float,
+    hardware: HardwareSpec,
+    num_layers: int,
+    weight_bytes_ram: float = 0.0,
+    kv_bytes_read: float = 0.0,
+    kv_bytes_read_ram: float = 0.0,
+    gpus: int = 1,
+    parallelism: Parallelism = "layer",
+    tp_allreduce_bytes_per_token: float = 0.0,
+    ram_bandwidth_gbs: float | None = None,
+    moe_layers: int = 0,
+    calibration: BackendCalibration | None = None,
+) -> DecodeSpeed:
+    """Tokens/s of one stream at a given KV depth.
+
+    weight_bytes_gpu: weight bytes one token streams from GPU memory, summed over all GPUs: every resident
+        tensor except the input embedding table (one row is gathered); for MoE only the routed experts one
+        token uses (k of E) plus the always-on tensors.
+    weight_bytes_ram: the same for weights kept in system RAM (offload, --n-cpu-moe; disjoint from
+        weight_bytes_gpu); llama.cpp computes
+        those layers on the CPU, so they run at `ram_bandwidth_gbs` after the GPU part (sequential per token).
+        On unified-memory machines there is no split: RAM bytes are read at the unified bandwidth.
+    kv_bytes_read: KV cache bytes read per token at the current depth (kv bytes per token x depth), GPU side;
+        kv_bytes_read_ram: the same for layers whose KV lives in system RAM.
+    parallelism: "layer" (llama.cpp default --split-mode layer: GPUs run their layers one after the other, so
+        one stream sees one GPU's bandwidth at a time) or "tensor" (each GPU reads 1/gpus of every layer, plus
+        two all-reduces of `tp_allreduce_bytes_per_token` = hidden x 2 B per layer).
+    moe_layers: how many of `num_layers` are MoE layers (their fixed launch cost is larger).
+    calibration: override the fitted constants of the hardware's backend class (what-if, tests).
+    """
+    _check_positive("bandwidth_gbs", hardware.bandwidth_gbs)
+    _check_positive("gpus", gpus)
+    if min(weight_bytes_gpu, weight_bytes_ram, kv_bytes_read, kv_bytes_read_ram) < 0:
+        raise SizingError("decode bytes must not be negative")
+    calibration = calibration or calibration_for(hardware)
+    ram_gbs = ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
+    _check_positive("system_ram_bandwidth_gbs", ram_gbs)
+
+    gpu_bytes = weight_bytes_gpu + kv_bytes_read
+    ram_bytes = weight_bytes_ram + kv_bytes_read_ram
+    if hardware.kind == "unified":  # one memory pool: nothing is read over a slower path
+        gpu_bytes, ram_bytes = gpu_bytes + ram_bytes, 0.0
+
+    # Layer split: the GPUs work in turn, so the stream sees one GPU's bandwidth; tensor split: all at once.
+    parallel_gpus = gpus if parallelism == "tensor" else 1
+    effective_bandwidth = hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus
+    gpu_memory_s = gpu_bytes / effective_bandwidth
+    ram_memory_s = ram_bytes / (ram_gbs * GB)
+    overhead_s = calibration.layer_overhead_s * (
+        num_layers - moe_layers + MOE_LAYER_OVERHEAD_FACTOR * moe_layers
+    )
+    allreduce_s = 0.0
+    if parallelism == "tensor":
+        allreduce_s = allreduce_time(
+            gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token, num_layers=num_layers, hardware=hardware
+        ).seconds_per_token
+    seconds = gpu_memory_s + ram_memory_s + overhead_s + allreduce_s
+    return DecodeSpeed(
+        tokens_per_s=1.0 / seconds,
+        ms_per_token=seconds * 1e3,
+        gpu_memory_s=gpu_memory_s,
+        ram_memory_s=ram_memory_s,
+        overhead_s=overhead_s,
+        allreduce_s=allreduce_s,
+        weight_bytes_gpu=weight_bytes_gpu,
+        weight_bytes_ram=weight_bytes_ram,
+        kv_bytes_read=kv_bytes_read + kv_bytes_read_ram,
+        gpus=gpus,
+        parallelism=parallelism,
+        bandwidth_gbs=hardware.bandwidth_gbs,
+        ram_bandwidth_gbs=ram_gbs,
+        backend_class=backend_class(hardware),
+        bandwidth_efficiency=calibration.bandwidth_efficiency,
+        layer_overhead_s=calibration.layer_overhead_s,
+        num_layers=num_layers,
+        moe_layers=moe_layers,
+    )
+
+
+# --------------------------------------------------------------------------------------------------- prefill
+
+# llama.cpp computes a large-batch matmul whose weights sit in system RAM on the GPU, copying the weights over
+# PCIe once per micro-batch ("op offload": ggml/src/ggml-cuda/ggml-cuda.cu ggml_backend_cuda_device_offload_op,
+# batch >= 32). Per-direction PCIe 4.0 x16 achieved bandwidth, as DEFAULT_PCIE_GBS.
+# llama.cpp pipelines the micro-batches of one logical batch across GPUs in layer-split mode (PR #6017,
+# "pipeline parallelism"), so at most n_batch / n_ubatch micro-batches are in flight (default 2048 / 512 = 4).
+DEFAULT_BATCH = 2048
+
+
+@dataclass(frozen=True)
+class PrefillSpeed:
+    """Prompt-processing speed and TTFT; tokens_per_s is None when the hardware's TFLOPS are not published."""
+
+    tokens_per_s: float | None
+    ttft_ms: float | None
+    bound: Bound | None  # what limits one micro-batch
+    # time split per micro-batch (seconds)
+    compute_s: float | None
+    memory_s: float
+    transfer_s: float  # offloaded weights over PCIe + tensor-parallel all-reduces
+    # inputs
+    prompt: int
+    micro_batch: int
+    flops_per_token: float
+    attention_flops_per_token: float
+    routed_expert_flops_per_token: float
+    weight_bytes_read: float  # weights one micro-batch reads from GPU memory (all GPUs)
+    gpus: int
+    parallelism: str
+    fp16_tflops: float | None
+    backend_class: str
+    compute_efficiency: float  # asymptotic, before the GEMM-width factor
+    dense_gemm_factor: float
+    expert_gemm_factor: float | None
+    bandwidth_efficiency: float
+    note: str = ""
+
+
+def prefill_speed(
+    *,
+    flops_per_token: float,
+    prompt: int,
+    hardware: HardwareSpec,
+    weight_bytes: float,
+    num_layers: int,
+    attention_flops_per_token: float = 0.0,
+    routed_expert_flops_per_token: float = 0.0,
+    routed_expert_bytes: float = 0.0,
+    experts_per_token: int = 0,
+    num_experts: int = 0,
+    weight_bytes_ram: float = 0.0,
+    gpus: int = 1,
+    parallelism: Parallelism = "layer",
+    tp_allreduce_bytes_per_token: float = 0.0,
+    n_ubatch: int = DEFAULT_UBATCH,
+    n_batch: int = DEFAULT_BATCH,
+    calibration: BackendCalibration | None = None,
+) -> PrefillSpeed:
+    """Prompt tokens/s for a `prompt`-token prompt, and the time to first token.
+
+    flops_per_token: 2 x active parameters (weights of one token's forward pass; MoE: k of E experts).
+    attention_flops_per_token: score/value FLOPs at the prompt's mean context (``attention_flops_per_token(spec,
+        context=depth + prompt / 2)``).
+    routed_expert_flops_per_token: the part of flops_per_token spent in routed experts; those GEMMs only see
+        micro-batch x k / E tokens each, so they run narrower (and slower) than the dense ones.
+    weight_bytes: weight bytes resident in GPU memory that a micro-batch reads (all GPUs; MoE: including every
+        routed expert, of which `routed_expert_bytes` are routed experts: only the touched share is read).
+    weight_bytes_ram: offloaded weights; llama.cpp streams them to the GPU over PCIe once per micro-batch.
+    """
+    _check_positive("prompt", prompt)
+    _check_positive("n_ubatch", n_ubatch)
+    _check_positive("gpus", gpus)
+    _check_positive("bandwidth_gbs", hardware.bandwidth_gbs)
+    calibration = calibration or calibration_for(hardware)
+    rows = min(prompt, n_ubatch)
+
+    touched = experts_touched_fraction(experts_per_token=experts_per_token, num_experts=num_experts, tokens=rows)
+    bytes_read = weight_bytes - routed_expert_bytes * (1.0 - touched)
+    parallel_gpus = gpus if parallelism == "tensor" else 1
+    memory_s = bytes_read / (hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus)
+    transfer_s = weight_bytes_ram / (DEFAULT_PCIE_GBS * GB)
+    if parallelism == "tensor":
+        transfer_s += allreduce_time(
+            gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * rows, num_layers=num_layers, hardware=hardware
+        ).seconds_per_token
+
+    dense_factor = _gemm_width_factor(rows)
+    expert_factor = None
+    if routed_expert_flops_per_token and num_experts:
+        expert_factor = _gemm_width_factor(rows * experts_per_token / num_experts)
+
+    result = dict(
+        prompt=prompt, micro_batch=rows, flops_per_token=flops_per_token,
+        attention_flops_per_token=attention_flops_per_token,
+        routed_expert_flops_per_token=routed_expert_flops_per_token, weight_bytes_read=bytes_read, gpus=gpus,
+        parallelism=parallelism, fp16_tflops=hardware.fp16_tflops, backend_class=backend_class(hardware),
+        compute_efficiency=calibration.compute_efficiency, dense_gemm_factor=dense_factor,
+        expert_gemm_factor=expert_factor, bandwidth_efficiency=calibration.bandwidth_efficiency,
+        memory_s=memory_s, transfer_s=transfer_s,
+    )
+    if not hardware.fp16_tflops:
+        return PrefillSpeed(tokens_per_s=None, ttft_ms=None, bound=None, compute_s=None,
+                            note="FP16 TFLOPS not published for this hardware", **result)
+
+    peak = hardware.fp16_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus
+    dense_flops = (flops_per_token - routed_expert_flops_per_token + attention_flops_per_token) * rows
+    compute_s = dense_flops / (peak * dense_factor)
+    if expert_factor is not None:
+        compute_s += routed_expert_flops_per_token * rows / (peak * expert_factor)
+
+    micro_batch_s = max(compute_s, memory_s) + transfer_s
+    pipeline = _layer_split_pipeline_speedup(gpus, prompt, n_ubatch, n_batch) if parallelism == "layer" else 1.0
+    tokens_per_s = rows / micro_batch_s * pipeline
+    return PrefillSpeed(
+        tokens_per_s=tokens_per_s,
+        ttft_ms=prompt / tokens_per_s * 1e3,
+        bound="compute" if compute_s >= memory_s else "memory",
+        compute_s=compute_s,
+        **result,
+    )
+
+
+def _layer_split_pipeline_speedup(gpus: int, prompt: int, n_ubatch: int, n_batch: int) -> float:
+    """Speed-up of g pipelined GPUs over one: u micro-batches flow through g stages in (u + g - 1) stage times
+    instead of u x g, so the gain is g u / (u + g - 1); u is capped by the micro-batches of one logical batch."""
+    if gpus <= 1:
+        return 1.0
+    in_flight = max(1, min(math.ceil(prompt / n_ubatch), max(1, n_batch // n_ubatch)))
+    return gpus * in_flight / (in_flight + gpus - 1)
+
+
+# ------------------------------------------------------------------------------------------- batched decode
+
+
+@dataclass(frozen=True)
+class AggregateDecode:
+    """All `batch` streams together: tokens/s summed over streams, and what bounds one decode step."""
+
+    tokens_per_s: float
+    per_stream_tokens_per_s: float
+    batch: int
+    bound: Bound
+    step_memory_s: float
+    step_compute_s: float | None
+    step_fixed_s: float  # layer overheads + all-reduces + RAM-resident share
+    weight_bytes_per_step: float
+    kv_bytes_per_step: float
+    compute_efficiency: float
+    bandwidth_efficiency: float
+    note: str = ""
+
+
+def aggregate_decode(
+    *,
+    batch: int,
+    weight_bytes_gpu: float,
+    flops_per_token: float,
+    hardware: HardwareSpec,
+    num_layers: int,
+    kv_bytes_read_per_stream: float = 0.0,
+    weight_bytes_ram: float = 0.0,
+    routed_expert_bytes_total: float = 0.0,
+    experts_per_token: int = 0,
+    num_experts: int = 0,
+    gpus: int = 1,
+    parallelism: Parallelism = "layer",
+    tp_allreduce_bytes_per_token: float = 0.0,
+    ram_bandwidth_gbs: float | None = None,
+    moe_layers: int = 0,
+    calibration: BackendCalibration | None = None,
+) -> AggregateDecode:
+    """Decode throughput of `batch` concurrent streams (continuous batching, one token per stream per step).
+
+    Per step the weights are read once for all streams (MoE: the experts touched by any of the `batch` tokens,
+    ``experts_touched_fraction``), each stream's KV cache is read, and the GEMMs cost batch x flops_per_token;
+    the step takes the longer of the memory and compute times (roofline) plus the fixed per-layer costs.
+    weight_bytes_gpu / weight_bytes_ram are the one-token bytes as for ``decode_speed``;
+    routed_expert_bytes_total is every routed expert's bytes (GPU and RAM), used to scale MoE reads with batch.
+    """
+    _check_positive("batch", batch)
+    single = decode_speed(
+        weight_bytes_gpu=weight_bytes_gpu, weight_bytes_ram=weight_bytes_ram, kv_bytes_read=kv_bytes_read_per_stream,
+        hardware=hardware, num_layers=num_layers, gpus=gpus, parallelism=parallelism,
+        tp_allreduce_bytes_per_token=tp_allreduce_bytes_per_token, ram_bandwidth_gbs=ram_bandwidth_gbs,
+        moe_layers=moe_layers, calibration=calibration,
+    )
+    calibration = calibration or calibration_for(hardware)
+    growth = 1.0  # how much more weight one step reads than one token does
+    if routed_expert_bytes_total and num_experts:
+        one = experts_per_token / num_experts
+        many = experts_touched_fraction(experts_per_token=experts_per_token, num_experts=num_experts, tokens=batch)
+        single_weights = weight_bytes_gpu + weight_bytes_ram
+        routed_one = routed_expert_bytes_total * one
+        growth = (single_weights - routed_one + routed_expert_bytes_total * many) / single_weights
+
+    parallel_gpus = gpus if parallelism == "tensor" else 1
+    bandwidth = hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus
+    weight_gpu_bytes = weight_bytes_gpu * growth
+    ram_bytes = weight_bytes_ram * growth
+    if hardware.kind == "unified":
+        weight_gpu_bytes, ram_bytes = weight_gpu_bytes + ram_bytes, 0.0
+    kv_bytes = kv_bytes_read_per_stream * batch
+    memory_s = (weight_gpu_bytes + kv_bytes) / bandwidth
+    fixed_s = single.overhead_s + ram_bytes / (single.ram_bandwidth_gbs * GB)
+    if parallelism == "tensor":
+        fixed_s += allreduce_time(
+            gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * batch, num_layers=num_layers, hardware=hardware
+        ).seconds_per_token
+
+    compute_s = None
+    note = ""
+    if hardware.fp16_tflops:
+        compute_s = batch * flops_per_token / (hardware.fp16_tflops * TFLOP * calibration.compute_efficiency
+                                               * parallel_gpus)
+    else:
+        note = "FP16 TFLOPS not published: memory-bound estimate only"
+    step_s = max(memory_s, compute_s or 0.0) + fixed_s
+    bound: Bound = "compute" if compute_s and compute_s > memory_s else "memory"
+    if fixed_s > max(memory_s, compute_s or 0.0):
+        bound = "latency"
+    return AggregateDecode(
+        tokens_per_s=batch / step_s,
+        per_stream_tokens_per_s=1.0 / step_s,
+        batch=batch,
+        bound=bound,
+        step_memory_s=memory_s,
+        step_compute_s=compute_s,
+        step_fixed_s=fixed_s,
+        weight_bytes_per_step=weight_gpu_bytes + ram_bytes,
+        kv_bytes_per_step=kv_bytes,
+        compute_efficiency=calibration.compute_efficiency,
+        bandwidth_efficiency=calibration.bandwidth_efficiency,
+        note=note,
+    )

@@ -1,0 +1,275 @@
+"""Decode / prefill / batched-decode roofline (reports/sizing/throughput.py).
+
+Exact values use an explicit calibration so they do not move when the constants are refitted:
+bandwidth efficiency 0.8, 50 us per layer, compute efficiency 0.5.
+"""
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reports.sizing import throughput
+from reports.sizing.errors import SizingError
+from reports.sizing.specs import AttentionShape, HardwareSpec, LayerSpec, ModelSpec
+from reports.sizing.throughput import (
+    BackendCalibration,
+    aggregate_decode,
+    attention_flops_per_token,
+    decode_speed,
+    experts_touched_fraction,
+    prefill_speed,
+    weight_bytes_per_token,
+)
+
+CAL = BackendCalibration(bandwidth_efficiency=0.8, layer_overhead_s=50e-6, compute_efficiency=0.5,
+                         decode_rows=0, prefill_rows=0)
+GPU = HardwareSpec(slug="gpu", name="Test GPU", vendor="NVIDIA", memory_gb=24, bandwidth_gbs=1000,
+                   fp16_tflops=100, backend="cuda")
+
+
+def decode(**overrides):
+    arguments = dict(weight_bytes_gpu=8e9, hardware=GPU, num_layers=32, calibration=CAL)
+    arguments.update(overrides)
+    return decode_speed(**arguments)
+
+
+# ------------------------------------------------------------------------------------------------- decode
+
+
+def test_decode_is_bytes_over_effective_bandwidth_plus_layer_overhead():
+    # 8e9 B / (1000e9 B/s x 0.8) = 10 ms; 32 layers x 50 us = 1.6 ms; 11.6 ms per token -> 86.2069 tok/s
+    speed = decode()
+    assert speed.ms_per_token == pytest.approx(11.6)
+    assert speed.tokens_per_s == pytest.approx(1 / 0.0116)
+    assert (speed.bandwidth_efficiency, speed.layer_overhead_s, speed.bound) == (0.8, 50e-6, "memory")
+
+
+def test_decode_reads_the_kv_cache_at_the_current_depth():
+    # 8e9 weights + 2e9 KV = 10e9 B / 800e9 B/s = 12.5 ms, + 1.6 ms = 14.1 ms
+    assert decode(kv_bytes_read=2e9).ms_per_token == pytest.approx(14.1)
+
+
+@given(kv_per_token=st.integers(1, 500_000), depth=st.integers(0, 100_000), extra=st.integers(1, 100_000))
+def test_decode_falls_with_depth(kv_per_token, depth, extra):
+    shallow = decode(kv_bytes_read=kv_per_token * depth).tokens_per_s
+    deep = decode(kv_bytes_read=kv_per_token * (depth + extra)).tokens_per_s
+    assert deep < shallow
+
+
+@given(bandwidth=st.floats(50, 8000), factor=st.floats(1.01, 10))
+def test_decode_rises_with_bandwidth(bandwidth, factor):
+    slow = decode(hardware=replace(GPU, bandwidth_gbs=bandwidth)).tokens_per_s
+    fast = decode(hardware=replace(GPU, bandwidth_gbs=bandwidth * factor)).tokens_per_s
+    assert fast > slow
+
+
+def test_small_models_on_fast_gpus_are_latency_bound():
+    # 0.5e9 B / 800e9 = 0.625 ms < 32 x 50 us = 1.6 ms: the fixed per-layer cost dominates
+    speed = decode(weight_bytes_gpu=0.5e9)
+    assert speed.bound == "latency"
+    assert speed.ms_per_token == pytest.approx(2.225)
+
+
+def test_moe_decode_reads_active_not_total_bytes():
+    # gpt-oss-20b-like: 12e9 B resident, 0.6e9 B input embedding, 10e9 B routed experts, 4 of 32 used:
+    # 12 - 0.6 - 10 x 28/32 = 2.65e9 B per token (not 11.4e9)
+    active = weight_bytes_per_token(resident_bytes=12e9, embedding_bytes=0.6e9, routed_expert_bytes=10e9,
+                                    experts_per_token=4, num_experts=32)
+    assert active == pytest.approx(2.65e9)
+    dense_reading = weight_bytes_per_token(resident_bytes=12e9, embedding_bytes=0.6e9)
+    assert dense_reading == pytest.approx(11.4e9)
+    # 2.65e9 / 800e9 = 3.3125 ms + 24 MoE layers x 50 us x MOE_LAYER_OVERHEAD_FACTOR
+    speed = decode(weight_bytes_gpu=active, num_layers=24, moe_layers=24)
+    expected_s = 2.65e9 / 800e9 + 24 * 50e-6 * throughput.MOE_LAYER_OVERHEAD_FACTOR
+    assert speed.ms_per_token == pytest.approx(expected_s * 1e3)
+    assert speed.tokens_per_s > 2 * decode(weight_bytes_gpu=dense_reading, num_layers=24).tokens_per_s
+
+
+def test_offloaded_weights_are_read_at_system_ram_bandwidth_after_the_gpu_part():
+    # 6e9 on GPU: 7.5 ms; 2e9 in RAM at 50 GB/s: 40 ms; + 1.6 ms = 49.1 ms (vs 11.6 ms all on the GPU)
+    offloaded = decode(weight_bytes_gpu=6e9, weight_bytes_ram=2e9, ram_bandwidth_gbs=50)
+    assert offloaded.ms_per_token == pytest.approx(49.1)
+    assert offloaded.tokens_per_s < decode().tokens_per_s
+
+
+def test_offload_uses_the_default_ram_bandwidth_when_none_is_given():
+    # 2e9 B / 60e9 B/s (DEFAULT_RAM_BANDWIDTH_GBS) = 33.33 ms
+    speed = decode(weight_bytes_gpu=6e9, weight_bytes_ram=2e9)
+    assert speed.ram_memory_s == pytest.approx(2e9 / 60e9)
+    assert speed.ram_bandwidth_gbs == throughput.DEFAULT_RAM_BANDWIDTH_GBS == 60.0
+
+
+def test_unified_memory_has_no_offload_split():
+    unified = replace(GPU, kind="unified")
+    assert decode(hardware=unified, weight_bytes_gpu=6e9, weight_bytes_ram=2e9).ms_per_token == pytest.approx(11.6)
+
+
+def test_tensor_parallel_shrinks_weights_per_gpu_and_adds_allreduces_over_pcie():
+    # Each of 2 GPUs reads half: 8e9 / (2 x 800e9) = 5 ms; 1.6 ms layer overhead.
+    # All-reduce of hidden 8192 x 2 B = 16,384 B over the PCIe default (25 GB/s, 25 us):
+    #   2 (n-1)/n x 16384 / 25e9 = 0.65536 us + 25 us = 25.65536 us, x 2 per layer x 32 layers = 1.64194304 ms
+    speed = decode(gpus=2, parallelism="tensor", tp_allreduce_bytes_per_token=16384)
+    assert speed.gpu_memory_s == pytest.approx(0.005)
+    assert speed.allreduce_s == pytest.approx(1.64194304e-3)
+    assert speed.ms_per_token == pytest.approx(5 + 1.6 + 1.64194304)
+
+
+def test_tensor_parallel_uses_the_interconnect_when_known():
+    # 900 GB/s bidirectional -> 450 per direction; 16384 / 450e9 = 0.0364089 us + 10 us; x 64 = 0.642330 ms
+    nvlink = replace(GPU, interconnect_gbs=900)
+    speed = decode(hardware=nvlink, gpus=2, parallelism="tensor", tp_allreduce_bytes_per_token=16384)
+    assert speed.allreduce_s == pytest.approx(64 * (16384 / 450e9 + 10e-6))
+    assert 0 < speed.allreduce_s < decode(gpus=2, parallelism="tensor", tp_allreduce_bytes_per_token=16384).allreduce_s
+
+
+def test_layer_split_streams_one_gpu_at_a_time():
+    # llama.cpp --split-mode layer: one stream sees one GPU's bandwidth, so two GPUs decode as fast as one
+    assert decode(gpus=2, parallelism="layer").ms_per_token == pytest.approx(11.6)
+
+
+def test_decode_rejects_impossible_inputs():
+    with pytest.raises(SizingError, match="bandwidth_gbs"):
+        decode(hardware=replace(GPU, bandwidth_gbs=0))
+    with pytest.raises(SizingError, match="negative"):
+        decode(kv_bytes_read=-1)
+    with pytest.raises(SizingError, match="system_ram_bandwidth_gbs"):
+        decode(ram_bandwidth_gbs=-5)
+
+
+def test_backends_without_data_borrow_the_vulkan_constants():
+    sycl = replace(GPU, backend="sycl")
+    assert throughput.backend_class(sycl) == "other"
+    assert throughput.calibration_for(sycl) == throughput.CALIBRATION["vulkan"]
+
+
+# ------------------------------------------------------------------------------------------------ prefill
+
+
+@pytest.fixture
+def gemm_half_width_64(monkeypatch):
+    monkeypatch.setattr(throughput, "GEMM_HALF_WIDTH", 64.0)
+
+
+def test_prefill_is_compute_bound_for_long_prompts(gemm_half_width_64):
+    # micro-batch 512: GEMM factor 512 / (512 + 64) = 8/9; 100 TFLOPS x 0.5 x 8/9 = 44.44 TFLOP/s
+    # 14e9 FLOP/token -> 44.44e12 / 14e9 = 3174.603 tok/s; TTFT 4096 / 3174.603 = 1290.24 ms
+    speed = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, num_layers=32,
+                          calibration=CAL)
+    assert speed.bound == "compute"
+    assert speed.tokens_per_s == pytest.approx(3174.603, rel=1e-6)
+    assert speed.ttft_ms == pytest.approx(1290.24)
+    assert speed.dense_gemm_factor == pytest.approx(8 / 9)
+
+
+def test_prefill_cannot_beat_reading_the_weights_once_per_micro_batch(gemm_half_width_64):
+    # 16-token prompt: compute 14e9 x 16 / (50e12 x 16/80) = 22.4 ms; reading 80e9 B at 800e9 B/s = 100 ms
+    # -> memory-bound: 16 tokens / 0.1 s = 160 tok/s
+    speed = prefill_speed(flops_per_token=14e9, prompt=16, hardware=GPU, weight_bytes=80e9, num_layers=80,
+                          calibration=CAL)
+    assert speed.bound == "memory"
+    assert speed.tokens_per_s == pytest.approx(160)
+
+
+def test_prefill_attention_flops_slow_long_contexts():
+    short = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, num_layers=32)
+    deep = prefill_speed(flops_per_token=14e9, attention_flops_per_token=5e9, prompt=4096, hardware=GPU,
+                         weight_bytes=8e9, num_layers=32)
+    assert deep.tokens_per_s < short.tokens_per_s
+
+
+def test_routed_experts_run_as_narrow_gemms(gemm_half_width_64):
+    # 512 tokens x 4/32 = 64 rows per expert: factor 64/128 = 0.5 instead of 8/9 for the dense part.
+    # dense 2e9 FLOP/token at 44.44 TFLOP/s, routed 5e9 at 25 TFLOP/s: per token 45 us + 200 us = 245 us
+    speed = prefill_speed(flops_per_token=7e9, routed_expert_flops_per_token=5e9, experts_per_token=4,
+                          num_experts=32, prompt=2048, hardware=GPU, weight_bytes=2e9, num_layers=24,
+                          calibration=CAL)
+    assert speed.expert_gemm_factor == pytest.approx(0.5)
+    assert speed.tokens_per_s == pytest.approx(1 / (2e9 / (50e12 * 8 / 9) + 5e9 / 25e12))
+
+
+def test_prefill_without_published_tflops_says_so():
+    speed = prefill_speed(flops_per_token=14e9, prompt=512, hardware=replace(GPU, fp16_tflops=None),
+                          weight_bytes=8e9, num_layers=32)
+    assert (speed.tokens_per_s, speed.ttft_ms) == (None, None)
+    assert "not published" in speed.note
+
+
+def test_layer_split_pipelines_micro_batches(gemm_half_width_64):
+    # 2 GPUs, 4096-token prompt: 4 micro-batches in flight (n_batch 2048 / 512): 2 x 4 / (4 + 1) = 1.6x
+    one = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, num_layers=32,
+                        calibration=CAL)
+    two = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, num_layers=32,
+                        calibration=CAL, gpus=2)
+    assert two.tokens_per_s == pytest.approx(one.tokens_per_s * 1.6)
+
+
+def test_attention_flops_follow_heads_head_dims_and_windows():
+    # 32 full layers x 2 x (32 heads x (128 + 128)) x 1000 = 524,288,000 FLOP
+    llama = ModelSpec(slug="l", name="l", architecture="llama", hidden_size=4096, vocab_size=32000,
+                      layers=tuple(LayerSpec("full", "dense") for _ in range(32)),
+                      attention=AttentionShape(num_heads=32, num_kv_heads=32, head_dim=128))
+    assert attention_flops_per_token(llama, context=1000) == 524_288_000
+    # one full + one sliding(128) layer of 64 heads x (64 + 64): 2 x 8192 x 1000 + 2 x 8192 x 128 = 18,481,152
+    oss = ModelSpec(slug="o", name="o", architecture="gpt_oss", hidden_size=2880, vocab_size=201088,
+                    layers=(LayerSpec("sliding", "moe"), LayerSpec("full", "moe")),
+                    attention=AttentionShape(num_heads=64, num_kv_heads=8, head_dim=64), sliding_window=128)
+    assert attention_flops_per_token(oss, context=1000) == 18_481_152
+
+
+# ----------------------------------------------------------------------------------------- batched decode
+
+
+def test_experts_touched_by_a_batch():
+    assert experts_touched_fraction(experts_per_token=4, num_experts=32, tokens=1) == pytest.approx(0.125)
+    # 1 - (28/32)^2 = 0.234375
+    assert experts_touched_fraction(experts_per_token=4, num_experts=32, tokens=2) == pytest.approx(0.234375)
+
+
+def test_batch_of_one_matches_single_stream_decode():
+    batch = aggregate_decode(batch=1, weight_bytes_gpu=8e9, flops_per_token=14e9, hardware=GPU, num_layers=32,
+                             calibration=CAL)
+    assert batch.tokens_per_s == pytest.approx(decode().tokens_per_s)
+
+
+def test_large_batches_become_compute_bound():
+    # 64 x 14e9 FLOP / (100e12 x 0.5) = 17.92 ms > 8e9 / 800e9 = 10 ms; + 1.6 ms -> 64 / 19.52 ms = 3278.69 tok/s
+    batch = aggregate_decode(batch=64, weight_bytes_gpu=8e9, flops_per_token=14e9, hardware=GPU, num_layers=32,
+                             calibration=CAL)
+    assert batch.bound == "compute"
+    assert batch.tokens_per_s == pytest.approx(64 / 0.01952)
+
+
+def test_batched_moe_touches_more_experts():
+    # 2.65e9 B for one token; two tokens touch 0.234375 of the 10e9 B of experts instead of 0.125:
+    # 2.65e9 - 1.25e9 + 2.34375e9 = 3.74375e9 B per step
+    batch = aggregate_decode(batch=2, weight_bytes_gpu=2.65e9, flops_per_token=7e9, hardware=GPU, num_layers=24,
+                             routed_expert_bytes_total=10e9, experts_per_token=4, num_experts=32, calibration=CAL)
+    assert batch.weight_bytes_per_step == pytest.approx(3.74375e9)
+
+
+@given(batch=st.integers(1, 255))
+def test_aggregate_throughput_never_falls_when_streams_are_added(batch):
+    def total(n):
+        return aggregate_decode(batch=n, weight_bytes_gpu=8e9, flops_per_token=14e9, hardware=GPU, num_layers=32,
+                                kv_bytes_read_per_stream=1e8).tokens_per_s
+    assert total(batch + 1) >= total(batch)
+
+
+# -------------------------------------------------------------------------------------------- calibration
+
+
+def test_calibration_medians_stay_within_the_targets():
+    """Regression guard: refitting or changing the model must keep the medians on the calibration set within
+    issue 4's targets (decode <= 20 %, prefill <= 30 %)."""
+    from bench.throughput_accuracy import speed_section
+
+    summary = speed_section()["summary"]
+    assert summary["decode_rows"] >= 90 and summary["prefill_rows"] >= 85
+    assert summary["decode_median_abs_error"] <= 0.20
+    assert summary["prefill_median_abs_error"] <= 0.30
+    # 3 constants per calibrated backend class (CUDA, Metal, Vulkan, ROCm) + MoE overhead factor + GEMM half width
+    assert len(summary["fitted_parameters"]) == 14
+    assert all(math.isfinite(value) for value in summary["fitted_parameters"].values())
