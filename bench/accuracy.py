@@ -1,0 +1,206 @@
+"""Accuracy of the sizing engine against published measurements (bench/data/*.csv).
+
+Run: ``.venv/bin/python bench/accuracy.py``. Pure Python (no Django). Each section is a function returning
+its rows and a summary so other sections (KV cache, speed) can be added beside ``weights_section``.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench import model_specs as specs
+from reports.sizing.specs import ModelSpec
+from reports.sizing.weights import weight_bytes
+
+DATA = REPO / "bench" / "data"
+GIB = 2**30
+UNIT_BYTES = {"GiB": GIB, "GB": 1e9, "bytes": 1.0}
+
+
+@dataclass(frozen=True)
+class BenchModel:
+    spec: ModelSpec
+    include_mtp: bool  # whether this model's GGUF files store the MTP/nextn layers
+
+
+# gguf_sizes.csv model column (prefix match) → spec. GLM GGUFs keep the nextn layer (convert_hf_to_gguf.py
+# Glm4MoeModel: block_count = num_hidden_layers + num_nextn_predict_layers); DeepSeek's drop it
+# (DeepseekV2Model skip_mtp).
+BENCH_MODELS: list[tuple[str, BenchModel]] = [
+    ("Llama-3.1-8B", BenchModel(specs.LLAMA_3_1_8B, False)),
+    ("Llama-3-8B", BenchModel(specs.LLAMA_3_1_8B, False)),
+    ("Llama-3.1-70B", BenchModel(specs.LLAMA_3_70B, False)),
+    ("Llama-3-70B", BenchModel(specs.LLAMA_3_70B, False)),
+    ("Llama-2-7B", BenchModel(specs.LLAMA_2_7B, False)),
+    ("gpt-oss-20b", BenchModel(specs.GPT_OSS_20B, False)),
+    ("gpt-oss-120b", BenchModel(specs.GPT_OSS_120B, False)),
+    ("Qwen3-Coder-30B-A3B", BenchModel(specs.QWEN3_30B_A3B, False)),
+    ("Qwen2.5-Coder-7B", BenchModel(specs.QWEN2_5_7B, False)),
+    ("Qwen2.5-7B", BenchModel(specs.QWEN2_5_7B, False)),
+    ("Qwen2.5-32B", BenchModel(specs.QWEN2_5_32B, False)),
+    ("gemma-3-4b", BenchModel(specs.GEMMA_3_4B, False)),
+    ("gemma-3-27b", BenchModel(specs.GEMMA_3_27B, False)),
+    ("DeepSeek-V3", BenchModel(specs.DEEPSEEK_V3, False)),
+    ("DeepSeek-R1", BenchModel(specs.DEEPSEEK_V3, False)),
+    ("GLM-4.6", BenchModel(specs.GLM_4_5, True)),
+]
+
+# Files not made by llama-quantize's standard recipe: their size is a lookup value, not a prediction.
+CUSTOM_RECIPES = {
+    "UD-": "unsloth dynamic quant: per-layer recipe, not predictable from shapes",
+    "Q2_K_XS (unsloth": "unsloth custom recipe (Q4 embed, Q6 lm_head)",
+    "Q2_K_L (unsloth": "unsloth custom recipe (Q3 down_proj)",
+}
+# Rows whose file came from another tool than llama-quantize (the rule prediction is printed for reference).
+NON_LLAMA_QUANTIZE = {
+    (
+        "gemma-3-4b-it-qat",
+        "Q4_0",
+    ): "Google QAT export, not llama-quantize: its tensor types are not the Q4_0 rules'",
+}
+# unsloth's README/blog "GB" for the large DeepSeek files is GiB (NOTES-sizes-and-kv.md §1: R1 UD-IQ1_S shards sum
+# to 140.2 GB decimal = 130.6 GiB, advertised as "131GB").
+UNIT_IS_GIB = {("DeepSeek-V3", "Q3_K_M")}
+
+
+@dataclass(frozen=True)
+class SizeRow:
+    model: str
+    quant_label: str
+    value: float
+    unit: str
+    source: str
+
+    @property
+    def published_bytes(self) -> float:
+        unit = "GiB" if (self.model, self.quant_label) in UNIT_IS_GIB else self.unit
+        return self.value * UNIT_BYTES[unit]
+
+    @property
+    def compares_tensor_bytes(self) -> bool:
+        # llama-bench and the quantize README print tensor bytes in GiB; HF listings are whole files (header too).
+        return self.unit == "GiB" or (self.model, self.quant_label) in UNIT_IS_GIB
+
+
+@dataclass(frozen=True)
+class WeightCheck:
+    row: SizeRow
+    quant: str  # the --quant value used ("" when the row is a custom recipe)
+    predicted_bytes: float | None
+    error_pct: float | None  # None: excluded from the statistics
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Summary:
+    count: int
+    median_abs_error_pct: float
+    max_abs_error_pct: float
+    excluded: int
+
+
+def load_gguf_sizes(path: Path = DATA / "gguf_sizes.csv") -> list[SizeRow]:
+    with path.open(newline="") as handle:
+        return [
+            SizeRow(r["model"], r["quant"], float(r["bytes_or_GB"]), r["unit"], r["source"])
+            for r in csv.DictReader(handle)
+        ]
+
+
+def bench_model(name: str) -> BenchModel | None:
+    for prefix, model in BENCH_MODELS:
+        if name.startswith(prefix):
+            return model
+    return None
+
+
+def parse_quant(label: str) -> tuple[str, dict[str, str]]:
+    """Row quant label → (--quant value, llama-quantize overrides)."""
+    overrides: dict[str, str] = {}
+    if "token_embd+output F16" in label:
+        overrides = {"token_embedding_type": "f16", "output_tensor_type": "f16"}
+    base = label.split(" (")[0].strip()
+    if base.startswith("MXFP4"):
+        return "MXFP4_MOE", overrides  # ggml-org gpt-oss GGUF: llama-quantize MXFP4_MOE layout
+    if base == "BF16":
+        return "F16", overrides  # a GGUF BF16 file: 2 bytes per weight like F16, norms F32
+    return base, overrides
+
+
+def _custom_reason(label: str) -> str | None:
+    for prefix, reason in CUSTOM_RECIPES.items():
+        if label.startswith(prefix):
+            return reason
+    return None
+
+
+def check_row(row: SizeRow, model: BenchModel) -> WeightCheck:
+    reason = _custom_reason(row.quant_label)
+    if reason:
+        return WeightCheck(row, "", None, None, f"published size used: {reason}")
+    quant, overrides = parse_quant(row.quant_label)
+    breakdown = weight_bytes(model.spec, quant, include_mtp=model.include_mtp, **overrides)
+    predicted = breakdown.total_bytes if row.compares_tensor_bytes else breakdown.file_bytes
+    error = 100.0 * (predicted - row.published_bytes) / row.published_bytes
+    other_tool = NON_LLAMA_QUANTIZE.get((row.model, row.quant_label))
+    if other_tool:
+        return WeightCheck(row, quant, predicted, None, f"excluded ({error:+.1f} %): {other_tool}")
+    return WeightCheck(row, quant, predicted, error)
+
+
+def weights_section(rows: list[SizeRow] | None = None) -> tuple[list[WeightCheck], Summary]:
+    """Predicted vs published GGUF sizes for every row whose model has a spec."""
+    checks = []
+    for row in rows if rows is not None else load_gguf_sizes():
+        model = bench_model(row.model)
+        if model is not None:
+            checks.append(check_row(row, model))
+    errors = [abs(c.error_pct) for c in checks if c.error_pct is not None]
+    summary = Summary(
+        count=len(errors),
+        median_abs_error_pct=statistics.median(errors),
+        max_abs_error_pct=max(errors),
+        excluded=sum(1 for c in checks if c.error_pct is None),
+    )
+    return checks, summary
+
+
+def _format_size(nbytes: float, unit: str) -> str:
+    if unit == "bytes":
+        return f"{nbytes:,.0f} B"
+    return f"{nbytes / UNIT_BYTES[unit]:.2f} {unit}"
+
+
+def print_weights_section(checks: list[WeightCheck], summary: Summary) -> None:
+    print("== Weights: predicted vs published GGUF sizes (bench/data/gguf_sizes.csv) ==")
+    print(f"{'model':<44} {'quant':<32} {'published':>18} {'predicted':>18} {'error':>8}")
+    for check in checks:
+        row = check.row
+        unit = "GiB" if row.compares_tensor_bytes else row.unit
+        published = _format_size(row.published_bytes, unit)
+        predicted = _format_size(check.predicted_bytes, unit) if check.predicted_bytes is not None else "-"
+        error = f"{check.error_pct:+.2f}%" if check.error_pct is not None else "-"
+        print(
+            f"{row.model[:44]:<44} {row.quant_label[:32]:<32} {published:>18} {predicted:>18} {error:>8}"
+            + (f"  {check.note}" if check.note else "")
+        )
+    print(
+        f"summary: {summary.count} rows compared, median |error| {summary.median_abs_error_pct:.2f} %, "
+        f"max |error| {summary.max_abs_error_pct:.2f} %, {summary.excluded} rows excluded (reason printed)"
+    )
+
+
+def main() -> None:
+    print_weights_section(*weights_section())
+
+
+if __name__ == "__main__":
+    main()
