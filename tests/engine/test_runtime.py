@@ -1,0 +1,209 @@
+"""Engine runtime memory: llama.cpp buffers against CI logs, vLLM budget and KV capacity against start-up logs."""
+
+import csv
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reports.sizing.errors import SizingError
+from reports.sizing.kv_cache import kv_cache
+from reports.sizing.runtime import (
+    llama_cpp_buffers,
+    runtime_memory,
+    vllm_activation_peak,
+    vllm_capture_sizes,
+    vllm_scheduler_defaults,
+)
+from reports.sizing.specs import AttentionShape, LayerSpec, ModelSpec, Scenario
+
+GIB = 2**30
+MIB = 2**20
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+def dense(slug, layers, hidden, inter, heads, kv_heads, head_dim, vocab, mixers=None, **kw):
+    layer_specs = tuple(LayerSpec(m, "dense") for m in mixers) if mixers else tuple(
+        LayerSpec("full", "dense") for _ in range(layers))
+    return ModelSpec(slug=slug, name=slug, architecture=slug, hidden_size=hidden, vocab_size=vocab,
+                     layers=layer_specs, attention=AttentionShape(heads, kv_heads, head_dim),
+                     intermediate_size=inter, **kw)
+
+
+# llamacpp_runtime.csv notes: Pythia 2.8B n_vocab 50304, n_embd 2560, n_head 32 (MHA, head 80), 32 layers.
+PYTHIA = dense("pythia-2.8b", 32, 2560, 10240, 32, 32, 80, 50304)
+# models.json "Llama-3.1-8B".
+LLAMA_8B = dense("llama-3.1-8b", 32, 4096, 14336, 32, 8, 128, 128256)
+# models.json "Gemma 3 27B (text config, fixtures)": every 6th layer global, window 1024.
+GEMMA3_27B = dense("gemma-3-27b", 62, 5376, 21504, 32, 16, 128, 262208,
+                   mixers=["full" if (i + 1) % 6 == 0 else "sliding" for i in range(62)], sliding_window=1024)
+H100 = 79.19 * GIB  # torch's total_memory on an H100 80GB (llm-d v0.19 logs)
+
+
+# --- llama.cpp ---------------------------------------------------------------------------------------------
+
+def llamacpp_rows():
+    with open(DATA / "llamacpp_runtime.csv", newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["model"].startswith("Pythia"):
+                yield pytest.param(row, id=f"pythia-fa{row['flash_attn']}-{row['file_type'][:6]}")
+            else:
+                reason = ("model marked unknown: shapes inferred, not in the log" if "unknown" in row["model"]
+                          else "shapes (vocab/heads) not in the log excerpt, or an encoder model")
+                yield pytest.param(row, id=row["model"][:30], marks=pytest.mark.skip(reason=reason))
+
+
+@pytest.mark.parametrize("row", list(llamacpp_rows()))
+def test_llama_cpp_buffers_within_10_percent_of_logs(row):
+    scenario = Scenario(context=int(row["n_ctx"]), n_ubatch=int(row["n_ubatch"]),
+                        flash_attention=row["flash_attn"] == "1", kv_dtype=row["type_k"])
+    buffers = llama_cpp_buffers(PYTHIA, scenario)
+    for column, key in (("compute_buffer_mib", "compute buffer"), ("host_compute_buffer_mib", "host compute buffer"),
+                        ("output_buffer_mib", "output buffer")):
+        assert buffers[key][0] / MIB == pytest.approx(float(row[column]), rel=0.10, abs=0.01), key
+    assert kv_cache(PYTHIA, scenario).total_bytes / MIB == float(row["kv_buffer_mib"])
+
+
+def test_llama_cpp_compute_buffer_by_hand():
+    # FA on: 4 B × 512 × (50,304 + 2,560) = 108,265,472 B = 103.25 MiB (the log prints 103.25).
+    on = llama_cpp_buffers(PYTHIA, Scenario(context=2048, flash_attention=True))
+    assert on["compute buffer"][0] == 4 * 512 * (50304 + 2560)
+    # FA off, 32 heads, n_kv 2,048: 4 × 512 × (2,048 × 33 + 4 × 2,560) = 159,383,552 B (152 MiB; log 162).
+    off = llama_cpp_buffers(PYTHIA, Scenario(context=2048, flash_attention=False))
+    assert off["compute buffer"][0] == 4 * 512 * (2048 * 33 + 4 * 2560)
+    # Host: 4 × 512 × (2,560 + 2,048) = 9.0 MiB; output: 4 × 50,304 × 1 sequence.
+    assert on["host compute buffer"][0] == 9 * MIB
+    assert on["output buffer"][0] == 4 * 50304
+
+
+def test_fa_off_compute_grows_with_context_fa_on_does_not():
+    # logdetective PR #106 (7B, 32 heads, n_embd 4096, vocab 32000): FA off, n_kv 2,048 → 164 MiB and 32,768 →
+    # 2,144 MiB = 4 × 512 × (n_kv × 33 + 4 × 4,096) exactly.
+    mistral_like = dense("7b", 32, 4096, 14336, 32, 8, 128, 32000)
+    for n_ctx, mib in ((2048, 164), (32768, 2144)):
+        off = llama_cpp_buffers(mistral_like, Scenario(context=n_ctx, flash_attention=False))
+        assert off["compute buffer"][0] == mib * MIB
+    on = [llama_cpp_buffers(mistral_like, Scenario(context=c))["compute buffer"][0] for c in (2048, 32768)]
+    assert on[0] == on[1]
+
+
+def test_llama_cpp_runtime_breakdown_and_device_context():
+    scenario = Scenario(context=8192)
+    kv = kv_cache(LLAMA_8B, scenario)
+    cuda = runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=4.58 * GIB, kv=kv, hardware_memory_bytes=None)
+    # Device: logits 4 × 512 × (128,256 + 4,096) = 271,056,896 B + 300 MiB assumed CUDA context.
+    assert cuda.device_bytes == 4 * 512 * (128256 + 4096) + 300 * MIB
+    # Host: 4 × 512 × (4,096 + 8,192) + 4 × 128,256.
+    assert cuda.host_bytes == 4 * 512 * (4096 + 8192) + 4 * 128256
+    metal = runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=0, kv=kv, hardware_memory_bytes=None,
+                           backend="metal")
+    assert metal.term("device context").bytes == 0
+
+
+# --- vLLM ----------------------------------------------------------------------------------------------------
+
+def vllm_llama(**kw):
+    scenario = Scenario(engine="vllm", kv_dtype="auto", gpu_memory_utilization=0.95, **kw)
+    return scenario, kv_cache(LLAMA_8B, scenario)
+
+
+def test_vllm_scheduler_defaults_follow_gpu_memory_and_name():
+    # EngineArgs.get_batch_defaults: >= 70 GiB and not an A100 → 1024 seqs / 8192 tokens, else 256 / 2048.
+    assert vllm_scheduler_defaults(H100, "H100-80GB") == (1024, 8192)
+    assert vllm_scheduler_defaults(79.2 * GIB, "NVIDIA A100-SXM4-80GB") == (256, 2048)
+    assert vllm_scheduler_defaults(23.58 * GIB, "RTX 3090") == (256, 2048)
+
+
+def test_vllm_llama_8b_h100_capacity_by_hand():
+    # requested 0.95 × 79.19 GiB; activation = sampler 1,024 × 128,256 × 16 B = 1.95703125 GiB; non-torch 0.25;
+    # weights 14.99 (logged). v0.19: graphs outside the budget.
+    # available = 75.2305 − 14.99 − 1.957 − 0.25 = 58.0335 GiB; blocks = ⌊avail / (16 × 131,072 B)⌋ = 29,713;
+    # tokens = 29,713 × 16 = 475,408 (log: 476,016, −0.13 %); concurrency 29,713 / 512 = 58.03 (log 58.11).
+    scenario, kv = vllm_llama(context=8192)
+    runtime = runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=14.99 * GIB, kv=kv,
+                             hardware_memory_bytes=H100, hardware_name="H100-80GB", vllm_version=(0, 19))
+    assert runtime.term("activation peak").bytes == 1024 * 128256 * 16
+    available = 0.95 * H100 - 14.99 * GIB - 1024 * 128256 * 16 - 0.25 * GIB
+    assert runtime.capacity.available_bytes == pytest.approx(available)
+    assert runtime.capacity.num_blocks == int(available // (16 * 131072)) == 29713
+    assert runtime.kv_capacity_tokens == 475_408
+    assert runtime.max_concurrency == pytest.approx(29713 / 512)
+    assert runtime.kv_capacity_tokens == pytest.approx(476_016, rel=0.01)
+
+
+def test_vllm_0_21_subtracts_the_cuda_graph_estimate():
+    # 0.51 GiB + 0.0135 GiB × 32 layers = 0.942 GiB leaves the budget from v0.21 on; enforce_eager: no graphs.
+    scenario, kv = vllm_llama(context=8192)
+    args = dict(weights_bytes_per_gpu=14.99 * GIB, kv=kv, hardware_memory_bytes=H100, hardware_name="H100")
+    old = runtime_memory(LLAMA_8B, scenario, vllm_version=(0, 19), **args)
+    new = runtime_memory(LLAMA_8B, scenario, **args)
+    eager = runtime_memory(LLAMA_8B, scenario, enforce_eager=True, **args)
+    graphs = (0.51 + 0.0135 * 32) * GIB
+    assert new.term("CUDA graphs").bytes == pytest.approx(graphs)
+    assert old.capacity.available_bytes - new.capacity.available_bytes == pytest.approx(graphs)
+    assert eager.capacity.available_bytes == old.capacity.available_bytes
+    assert new.preallocated_bytes == pytest.approx(0.95 * H100)
+
+
+def test_vllm_gemma_3_27b_hybrid_groups():
+    # 52 sliding + 10 full layers → group size 10: 1 full group + ⌈52/10⌉ = 6 sliding groups = 7 groups.
+    # Page = 16 tokens × 2 × 16 × 128 × 2 B = 131,072 B. available = 0.95 × 79.19 − 51.45 − sampler
+    # (1,024 × 262,208 × 16 B = 4.0010 GiB) − 0.25 = 19.53 GiB → ⌊avail / 131,072 / 10⌋ = 15,998 blocks;
+    # tokens = 15,998 // 7 × 16 = 36,560 (log: 36,560). Per request at 8,192: 512 full + 6 × 513 sliding
+    # (cdiv(min(1,023 + 8,192, 8,192), 16) + 1) = 3,590 blocks → concurrency 15,998 / 3,590 = 4.456 (log 4.46).
+    scenario = Scenario(engine="vllm", kv_dtype="auto", context=8192, gpu_memory_utilization=0.95)
+    kv = kv_cache(GEMMA3_27B, scenario, max_num_batched_tokens=8192)
+    runtime = runtime_memory(GEMMA3_27B, scenario, weights_bytes_per_gpu=51.45 * GIB, kv=kv,
+                             hardware_memory_bytes=H100, vllm_version=(0, 19))
+    capacity = runtime.capacity
+    assert (capacity.group_size, capacity.num_groups, capacity.page_bytes) == (10, 7, 131072)
+    assert capacity.num_blocks == 15998
+    assert capacity.blocks_per_request == 512 + 6 * 513
+    assert capacity.kv_tokens == 36_560
+    assert capacity.max_concurrency == pytest.approx(4.456, abs=0.001)
+
+
+def test_vllm_activation_forward_floor_for_small_vocab():
+    # CodeLlama-7B shapes (vocab 32,016, hidden 4,096, FFN 11,008): sampler 1,024 × 32,016 × 16 B = 0.49 GiB <
+    # forward 8,192 × 2 B × (3 × 11,008 + 4 × 4,096) = 809,500,672 B = 0.754 GiB (logged 0.77).
+    codellama = dense("codellama-7b", 32, 4096, 11008, 32, 32, 128, 32016)
+    peak = vllm_activation_peak(codellama, max_num_seqs=1024, max_num_batched_tokens=8192, tp=1)
+    assert peak.bytes == 8192 * 2 * (3 * 11008 + 4 * 4096)
+    assert peak.bytes / GIB == pytest.approx(0.77, rel=0.05)
+
+
+def test_vllm_capture_sizes_default():
+    # [1, 2, 4] + range(8, 256, 8) + range(256, 513, 16) = 3 + 31 + 17 = 51 sizes (the v0.19 logs' "51").
+    assert len(vllm_capture_sizes(1024)) == 51
+    assert max(vllm_capture_sizes(64)) == 128
+
+
+def test_vllm_kv_capacity_median_error_against_logs():
+    from bench.kv_runtime_accuracy import runtime_section
+
+    _, summary = runtime_section()
+    vllm = summary["vllm_kv_tokens"]
+    assert vllm["scored"] >= 30
+    assert vllm["median_abs_error"] <= 0.10
+    assert summary["llama_cpp_buffers"]["max_abs_error"] <= 0.10
+
+
+def test_vllm_needs_hardware_memory_and_a_valid_utilization():
+    scenario, kv = vllm_llama()
+    with pytest.raises(SizingError, match="--hardware"):
+        runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=0, kv=kv, hardware_memory_bytes=None)
+    bad = Scenario(engine="vllm", kv_dtype="auto", gpu_memory_utilization=1.5)
+    with pytest.raises(SizingError, match="--gpu-memory-utilization"):
+        runtime_memory(LLAMA_8B, bad, weights_bytes_per_gpu=0, kv=kv, hardware_memory_bytes=H100)
+
+
+@settings(max_examples=40, deadline=None)
+@given(util=st.floats(0.5, 0.98), context=st.integers(1024, 131072))
+def test_vllm_capacity_grows_with_utilization(util, context):
+    scenario = Scenario(engine="vllm", kv_dtype="auto", context=context, gpu_memory_utilization=util)
+    kv = kv_cache(LLAMA_8B, scenario)
+    args = dict(weights_bytes_per_gpu=14.99 * GIB, kv=kv, hardware_memory_bytes=H100)
+    low = runtime_memory(LLAMA_8B, scenario, **args).kv_capacity_tokens
+    higher = Scenario(engine="vllm", kv_dtype="auto", context=context, gpu_memory_utilization=min(1.0, util + 0.01))
+    assert runtime_memory(LLAMA_8B, higher, **args).kv_capacity_tokens >= low
