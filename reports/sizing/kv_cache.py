@@ -96,7 +96,7 @@ class KvBreakdown:
     batch: int
     tp: int
     bytes_per_token: float  # whole model (all ranks), layers whose cache grows with the context
-    bytes_per_token_per_rank: float
+    bytes_per_token_per_rank: float  # vLLM: one TP rank's row; llama.cpp: total / GPUs (even layer split)
     windowed_bytes_per_token: float  # sliding/chunked layers, per token inside their window (all ranks)
     recurrent_bytes_per_sequence: float  # whole model (all ranks)
     total_bytes: float  # KV + recurrent state for the scenario, all ranks
