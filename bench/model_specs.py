@@ -7,7 +7,7 @@ on the config parser. Pure Python: no Django import.
 
 from __future__ import annotations
 
-from reports.sizing.specs import AttentionShape, LayerSpec, MlaShape, ModelSpec, MoeShape
+from reports.sizing.specs import AttentionShape, DsaIndexerShape, LayerSpec, MlaShape, ModelSpec, MoeShape
 
 
 def uniform_layers(count: int, mixer: str = "full", ffn: str = "dense") -> tuple[LayerSpec, ...]:
@@ -235,7 +235,7 @@ GLM_4_5 = ModelSpec(
 
 # models.json "GLM-5 (744B-A40B)" (zai-org/GLM-5-FP8 config.json): 78 layers, first 3 dense (FFN 12288), hidden
 # 6144, MLA 64 heads q_lora 2048 kv_lora 512 nope 192 rope 64 v 256, 256 experts top-8 + 1 shared,
-# moe_intermediate 2048, vocab 154880, 1 MTP layer. The DSA indexer (~9 M per layer) has no spec field: not counted.
+# moe_intermediate 2048, vocab 154880, 1 MTP layer, DSA indexer 32 heads × 128 (index_topk 2048).
 GLM_5 = ModelSpec(
     slug="glm-5",
     name="GLM-5",
@@ -255,4 +255,5 @@ GLM_5 = ModelSpec(
     ),
     moe=MoeShape(num_experts=256, experts_per_token=8, expert_intermediate_size=2048, num_shared_experts=1),
     mtp_layers=1,
+    dsa_indexer=DsaIndexerShape(num_heads=32, head_dim=128, topk=2048),
 )

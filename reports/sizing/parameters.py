@@ -67,8 +67,6 @@ _ROUTER_BIAS_ARCHITECTURES = frozenset(
 )
 # Shared expert with its own sigmoid gate (Qwen2-MoE / Qwen3-Next shared_expert_gate → ffn_gate_inp_shexp).
 _SHARED_EXPERT_GATE_ARCHITECTURES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe"})
-# Nemotron-H MLPs and experts are not gated (squared-ReLU up → down, no gate projection).
-_UNGATED_FFN_ARCHITECTURES = frozenset({"nemotron_h", "nemotron_h_moe"})
 
 
 @dataclass(frozen=True)
@@ -218,7 +216,26 @@ def _mla_attention(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
         _tensor("attn_v_b", i, (mla.kv_lora_rank, mla.v_head_dim, heads), "attention", is_mtp=mtp),
         _tensor("attn_output", i, (heads * mla.v_head_dim, hidden), "attention", is_mtp=mtp),
     ]
+    if spec.dsa_indexer is not None:
+        tensors += _dsa_indexer(spec, i, mtp)
     return tensors
+
+
+def _dsa_indexer(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
+    """DeepSeek Sparse Attention lightning indexer (DeepSeek-V3.2 inference/model.py Indexer: wq_b from the q
+    latent to index_n_heads × index_head_dim, wk hidden → index_head_dim, k_norm LayerNorm, weights_proj hidden →
+    index_n_heads); named as llama.cpp's indexer.* tensors."""
+    indexer, mla = spec.dsa_indexer, spec.mla
+    assert indexer is not None and mla is not None
+    q_in = mla.q_lora_rank or spec.hidden_size
+    hidden = spec.hidden_size
+    return [
+        _tensor("indexer.attn_q_b", i, (q_in, indexer.num_heads * indexer.head_dim), "attention", is_mtp=mtp),
+        _tensor("indexer.attn_k", i, (hidden, indexer.head_dim), "attention", is_mtp=mtp),
+        _norm("indexer.k_norm", i, indexer.head_dim, mtp),
+        _tensor("indexer.k_norm.bias", i, (indexer.head_dim,), "other", is_mtp=mtp),
+        _tensor("indexer.proj", i, (hidden, indexer.num_heads), "attention", is_mtp=mtp),
+    ]
 
 
 def _gated_delta_net(spec: ModelSpec, i: int) -> list[Tensor]:
@@ -324,7 +341,7 @@ def _gated_mlp(
 
 def _ffn(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]:
     hidden = spec.hidden_size
-    gated = spec.architecture not in _UNGATED_FFN_ARCHITECTURES
+    gated = spec.ffn_gated  # False: Nemotron-H squared-ReLU MLP and experts (up → down, no gate)
     if layer.ffn == "none":
         return []
     if layer.ffn == "dense":

@@ -310,14 +310,17 @@ def weight_bytes(
 ) -> WeightBreakdown:
     """Weights of ``spec`` in format ``quant`` (a --quant value). SizingError naming --quant when unknown.
 
-    ``published_bytes``: the real file size (bytes) when the catalog knows it; it wins over the rules and
-    the result says "published file size" (UD-* dynamic quants can only be sized this way).
+    ``published_bytes``: the real file size (bytes) when the caller knows it; it wins over the rules and
+    the result says "published file size". Without it, ``spec.published_sizes`` is used for the formats shapes
+    cannot predict (UD-* dynamic quants) and for models without shapes.
     ``include_mtp``: count the MTP/nextn layers (GLM GGUFs store them; llama.cpp does not load them).
     ``token_embedding_type`` / ``output_tensor_type``: llama-quantize overrides (ggml names, e.g. "f16").
     """
     fmt = quant_format(quant)
     if published_bytes is not None and published_bytes <= 0:
         raise SizingError(f"--quant {quant}: published size must be positive, got {published_bytes}")
+    if published_bytes is None and (fmt.family == "gguf-dynamic" or not spec.has_shapes):
+        published_bytes = dict(spec.published_sizes).get(fmt.name)
     if not spec.has_shapes:
         estimate = _estimated(spec, fmt)
         return estimate if published_bytes is None else _scaled_to_published(estimate, published_bytes)

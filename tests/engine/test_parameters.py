@@ -257,6 +257,7 @@ def test_mamba_and_conv_mixers():
         attention=None,
         intermediate_size=512,
         mamba=MambaShape(8, 64, 128, 1, 4),
+        ffn_gated=False,
     )
     tensors = {(t.layer, t.name): t for t in tensor_inventory(mamba)}
     assert tensors[(0, "ssm_in")].shape == (256, 1288)

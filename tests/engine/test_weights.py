@@ -1,12 +1,15 @@
 """Weight bytes per format: block sizes, llama-quantize per-tensor rules, native formats, accuracy vs real files."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.accuracy import weights_section
-from bench.model_specs import DEEPSEEK_V3, GPT_OSS_20B, LLAMA_3_1_8B, QWEN3_30B_A3B
+from bench.model_specs import DEEPSEEK_V3, GLM_5, GPT_OSS_20B, LLAMA_3_1_8B, QWEN3_30B_A3B
 from reports.sizing.errors import SizingError
+from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import GGML_TYPES, QUANT_FORMATS, quant_format
 from reports.sizing.specs import AttentionShape, LayerSpec, ModelSpec, MoeShape
 from reports.sizing.weights import GGUF_HEADER_BYTES_PER_VOCAB_ENTRY, layer_bytes, sized_tensors, weight_bytes
@@ -283,3 +286,18 @@ def test_accuracy_against_published_gguf_sizes():
     assert summary.median_abs_error_pct <= 1.0
     assert summary.max_abs_error_pct <= 4.0
     assert all(check.note for check in checks if check.error_pct is None)  # every exclusion says why
+
+
+def test_spec_published_sizes_used_for_dynamic_quants_only():
+    spec = replace(LLAMA_3_1_8B, published_sizes=(("UD-Q4_K_XL", 5_000_000_000), ("Q4_K_M", 1)))
+    dynamic = weight_bytes(spec, "UD-Q4_K_XL")
+    assert dynamic.source == "published file size" and dynamic.file_bytes == 5_000_000_000
+    # a standard file type is predicted by the rules even when a listing exists
+    assert weight_bytes(spec, "Q4_K_M").source == "per-tensor rule"
+
+
+def test_dsa_indexer_is_counted():
+    # GLM-5 indexer per layer: wq_b 2048 × 32 × 128 + wk 6144 × 128 + weights_proj 6144 × 32 + k_norm 2 × 128
+    per_layer = 2048 * 4096 + 6144 * 128 + 6144 * 32 + 256
+    without = count_parameters(replace(GLM_5, dsa_indexer=None))
+    assert count_parameters(GLM_5).total - without.total == 78 * per_layer
