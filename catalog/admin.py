@@ -1,0 +1,192 @@
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from catalog.architecture import ARCHITECTURE_FIELDS
+from catalog.forms import ConfigImportForm
+from catalog.models import (
+    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat,
+)
+
+
+class PublishedFileSizeInline(admin.TabularInline):
+    model = PublishedFileSize
+    extra = 0
+    fields = ("quant", "size_bytes", "source")
+
+
+@admin.register(LLMModel)
+class LLMModelAdmin(admin.ModelAdmin):
+    list_display = ("name", "vendor", "architecture", "attention_kind", "params_display", "max_context",
+                    "confidence", "updated_at")
+    list_filter = ("confidence", "attention_kind", "vendor", "native_dtype")
+    search_fields = ("name", "slug", "hf_repo", "family", "vendor")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ARCHITECTURE_FIELDS + ("updated_at",)
+    inlines = [PublishedFileSizeInline]
+    fieldsets = (
+        (None, {"fields": ("name", "slug", "family", "vendor", "license", "release_date")}),
+        (_("Sources"), {"fields": ("hf_repo", "gguf_repo", "source", "confidence", "notes")}),
+        (_("Parameters as published"), {"fields": ("stated_params_total", "stated_params_active")}),
+        (_("config.json"), {"fields": ("config",)}),
+        (_("Derived architecture (from config.json)"), {"classes": ("collapse",), "fields": ARCHITECTURE_FIELDS}),
+        (None, {"fields": ("updated_at",)}),
+    )
+    change_list_template = "admin/catalog/llmmodel/change_list.html"
+
+    @admin.display(description=_("parameters (stated)"), ordering="stated_params_total")
+    def params_display(self, obj: LLMModel) -> str:
+        if not obj.stated_params_total:
+            return "—"
+        total = f"{obj.stated_params_total / 1e9:g} B"
+        if obj.stated_params_active and obj.stated_params_active != obj.stated_params_total:
+            return f"{total} / {obj.stated_params_active / 1e9:g} B"
+        return total
+
+    def get_urls(self):
+        return [
+            path("import-config/", self.admin_site.admin_view(self.import_config_view),
+                 name="catalog_llmmodel_import_config"),
+        ] + super().get_urls()
+
+    def import_config_view(self, request: HttpRequest) -> HttpResponse:
+        """Paste or upload a config.json: preview the derived architecture, then create the model in one step."""
+        if not self.has_add_permission(request):
+            return HttpResponseRedirect(reverse("admin:index"))
+        form = ConfigImportForm(request.POST or None, request.FILES or None)
+        preview = None
+        if request.method == "POST" and form.is_valid():
+            if "save" in request.POST:
+                with transaction.atomic():
+                    model = form.save()
+                self.log_addition(request, model, [{"added": {}}])
+                messages.success(request, _("Imported %(name)s from its config.json.") % {"name": model.name})
+                return HttpResponseRedirect(reverse("admin:catalog_llmmodel_change", args=[model.pk]))
+            preview = form.preview()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": _("Import a model from config.json"),
+            "form": form,
+            "preview": preview,
+            "preview_json": json.dumps(form.cleaned_config, indent=1) if preview else "",
+        }
+        return TemplateResponse(request, "admin/catalog/llmmodel/import_config.html", context)
+
+
+class HardwarePriceInline(admin.TabularInline):
+    model = HardwarePrice
+    extra = 0
+    fields = ("condition", "usd", "as_of", "source", "note")
+
+
+@admin.register(Accelerator)
+class AcceleratorAdmin(admin.ModelAdmin):
+    list_display = ("name", "vendor", "memory_gb", "bandwidth_gbs", "fp16_tflops", "tdp_w", "kind", "backend",
+                    "price_history_link")
+    list_filter = ("vendor", "kind", "backend", "memory_type")
+    search_fields = ("name", "slug", "vendor")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("updated_at",)
+    inlines = [HardwarePriceInline]
+
+    @admin.display(description=_("prices"))
+    def price_history_link(self, obj: Accelerator) -> str:
+        url = reverse("admin:catalog_accelerator_price_history", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, _("history"))
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/price-history/", self.admin_site.admin_view(self.price_history_view),
+                 name="catalog_accelerator_price_history"),
+        ] + super().get_urls()
+
+    def price_history_view(self, request: HttpRequest, pk: int) -> HttpResponse:
+        accelerator = get_object_or_404(Accelerator, pk=pk)
+        if not self.has_view_permission(request, accelerator):
+            return HttpResponseRedirect(reverse("admin:index"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": accelerator,
+            "title": _("Price history of %(name)s") % {"name": accelerator.name},
+            "records": accelerator.price_records.select_related("hardware_price", "cloud_offer"),
+        }
+        return TemplateResponse(request, "admin/catalog/accelerator/price_history.html", context)
+
+
+@admin.register(HardwarePrice)
+class HardwarePriceAdmin(admin.ModelAdmin):
+    list_display = ("accelerator", "condition", "usd", "as_of", "source_short")
+    list_display_links = ("accelerator",)
+    list_editable = ("usd", "as_of")
+    list_filter = ("condition", "accelerator__vendor")
+    search_fields = ("accelerator__name", "source")
+    list_select_related = ("accelerator",)
+    autocomplete_fields = ("accelerator",)
+    ordering = ("accelerator__name", "condition", "-as_of", "id")
+
+    @admin.display(description=_("source"))
+    def source_short(self, obj: HardwarePrice) -> str:
+        return obj.source[:80]
+
+
+@admin.register(CloudOffer)
+class CloudOfferAdmin(admin.ModelAdmin):
+    list_display = ("provider", "instance", "accelerator", "gpu_count", "hourly_usd", "verified", "billing",
+                    "is_active")
+    list_display_links = ("provider",)
+    list_editable = ("hourly_usd", "verified", "is_active")
+    list_filter = ("provider", "is_active", "accelerator__vendor")
+    search_fields = ("provider", "instance", "accelerator__name")
+    list_select_related = ("accelerator",)
+    autocomplete_fields = ("accelerator",)
+    ordering = ("provider", "accelerator__name", "gpu_count", "id")
+
+
+@admin.register(PriceRecord)
+class PriceRecordAdmin(admin.ModelAdmin):
+    """Read-only: the history is written by saving prices and offers, never edited."""
+
+    list_display = ("recorded_at", "accelerator", "label", "usd", "as_of")
+    list_filter = ("accelerator__vendor",)
+    search_fields = ("accelerator__name", "label")
+    list_select_related = ("accelerator",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(QuantFormat)
+class QuantFormatAdmin(admin.ModelAdmin):
+    list_display = ("name", "family", "sort_order", "quality_note_en")
+    list_editable = ("sort_order",)
+    list_filter = ("family",)
+    search_fields = ("name",)
+
+
+@admin.register(PublishedFileSize)
+class PublishedFileSizeAdmin(admin.ModelAdmin):
+    list_display = ("model", "quant", "size_bytes", "source")
+    list_select_related = ("model",)
+    search_fields = ("model__name", "quant")
+    autocomplete_fields = ("model",)
+
+
+admin.site.site_header = _("LLM Sizer catalog")
+admin.site.site_title = _("LLM Sizer admin")

@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+from catalog.architecture import architecture_fields
+from catalog.models import LLMModel
+from reports.sizing.config_parser import parse_config
+from reports.sizing.errors import ConfigError
+
+# A real config.json is a few KB (DeepSeek-V3's is ~1.7 KB; the largest with per-layer lists ~20 KB).
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+def load_config_json(text: str) -> dict:
+    """Parse pasted or uploaded config.json text into a dict, or raise ValidationError saying what is wrong."""
+    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
+        raise ValidationError(_("config.json is larger than %(kb)d KB.") % {"kb": MAX_CONFIG_BYTES // 1024})
+    try:
+        config = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
+    if not isinstance(config, dict):
+        raise ValidationError(_("A config.json is a JSON object ({…}), not a list or a single value."))
+    try:
+        parse_config(config)
+    except ConfigError as exc:
+        raise ValidationError(_("This config.json cannot be sized: %(reason)s") % {"reason": exc}) from exc
+    return config
+
+
+class ConfigImportForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    slug = forms.SlugField(label=_("Slug"), max_length=120, required=False,
+                           help_text=_("Leave empty to derive it from the name."))
+    hf_repo = forms.CharField(label=_("Hugging Face repo"), max_length=200, required=False)
+    source = forms.CharField(label=_("Source of this config.json"), widget=forms.Textarea(attrs={"rows": 2}))
+    confidence = forms.ChoiceField(
+        label=_("Confidence"),
+        choices=[(LLMModel.Confidence.CONFIG, _("config.json")),
+                 (LLMModel.Confidence.DOCUMENTATION, _("documentation"))])
+    stated_params_total = forms.FloatField(label=_("Stated total parameters"), required=False, min_value=1)
+    stated_params_active = forms.FloatField(label=_("Stated active parameters"), required=False, min_value=1)
+    config_text = forms.CharField(label=_("config.json (paste)"), required=False,
+                                  widget=forms.Textarea(attrs={"rows": 16, "spellcheck": "false"}))
+    config_file = forms.FileField(label=_("…or upload config.json"), required=False)
+
+    cleaned_config: dict | None = None
+
+    def clean_slug(self) -> str:
+        return self.cleaned_data.get("slug", "")
+
+    def clean(self) -> dict:
+        data = super().clean()
+        upload = data.get("config_file")
+        text = data.get("config_text") or ""
+        if upload:
+            if upload.size > MAX_CONFIG_BYTES:
+                raise ValidationError({"config_file": _("config.json is larger than %(kb)d KB.") % {
+                    "kb": MAX_CONFIG_BYTES // 1024}})
+            try:
+                text = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValidationError({"config_file": _("The file is not UTF-8 text.")}) from None
+        if not text.strip():
+            raise ValidationError({"config_text": _("Paste a config.json or upload the file.")})
+        try:
+            self.cleaned_config = load_config_json(text)
+        except ValidationError as exc:
+            raise ValidationError({"config_file" if upload else "config_text": exc.messages}) from None
+        slug = data.get("slug") or slugify(data.get("name", ""))
+        if not slug:
+            raise ValidationError({"slug": _("Enter a slug (the name gives none).")})
+        if LLMModel.objects.filter(slug=slug).exists():
+            raise ValidationError({"slug": _("A model with the slug “%(slug)s” exists already.") % {"slug": slug}})
+        data["slug"] = slug
+        total, active = data.get("stated_params_total"), data.get("stated_params_active")
+        if total and active and active > total:
+            raise ValidationError({"stated_params_active": _("Active parameters cannot exceed total parameters.")})
+        return data
+
+    def preview(self) -> dict:
+        """The derived architecture columns, as they would be saved."""
+        data = self.cleaned_data
+        return architecture_fields(self.cleaned_config, slug=data["slug"], name=data["name"])
+
+    def build_instance(self) -> LLMModel:
+        data = self.cleaned_data
+        return LLMModel(
+            name=data["name"], slug=data["slug"], hf_repo=data.get("hf_repo", ""), source=data["source"],
+            confidence=data["confidence"], config=self.cleaned_config,
+            stated_params_total=data.get("stated_params_total"),
+            stated_params_active=data.get("stated_params_active"),
+        )
+
+    def save(self) -> LLMModel:
+        model = self.build_instance()
+        model.full_clean()
+        model.save()
+        return model

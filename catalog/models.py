@@ -1,0 +1,360 @@
+"""The catalog every page reads: LLM models, accelerators, their prices and cloud offers.
+
+Admins keep it current in the Django admin. Seeded rows remember what the seed gave them (`seed_snapshot`),
+so `manage.py load_catalog` can fill in new seed data without overwriting a field an admin changed.
+Prices and cloud rates are never lost by an edit: every create and every change is copied to `PriceRecord`.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from reports.sizing.config_parser import parse_config
+from reports.sizing.errors import ConfigError
+
+# Usable share of nominal memory (seed pages): 0.95 for discrete GPUs and accelerators, 0.78 for unified memory,
+# where the OS and other programs share the pool (seed-arithmetic.md: 256 → 243.2 GiB, 128 → 99.8 GiB).
+DEFAULT_USABLE_FACTOR = {"discrete": 0.95, "accelerator": 0.95, "unified": 0.78}
+
+
+class SeededModel(models.Model):
+    """A row the seed loader may create and later update field by field."""
+
+    # Field values as the seed last set them; a field whose value differs was changed by an admin.
+    seed_snapshot = models.JSONField(default=dict, blank=True, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        abstract = True
+
+
+class AttentionKind(models.TextChoices):
+    MLA = "mla", _("Multi-head latent attention (MLA)")
+    HYBRID = "hybrid", _("Hybrid linear/state-space + attention")
+    SLIDING = "sliding", _("Sliding-window + global attention")
+    GQA = "gqa", _("Grouped-query attention (GQA)")
+    MHA = "mha", _("Multi-head attention (MHA)")
+    MQA = "mqa", _("Multi-query attention (MQA)")
+
+
+class LLMModel(SeededModel):
+    class Confidence(models.TextChoices):
+        CONFIG = "config.json", _("config.json")
+        DOCUMENTATION = "documentation", _("documentation")
+        ESTIMATED = "estimated", _("estimated")
+
+    name = models.CharField(_("name"), max_length=120)
+    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    family = models.CharField(_("family"), max_length=60, blank=True)
+    vendor = models.CharField(_("vendor"), max_length=60, blank=True)
+    hf_repo = models.CharField(_("Hugging Face repo"), max_length=200, blank=True)
+    gguf_repo = models.CharField(_("GGUF repo"), max_length=200, blank=True)
+    license = models.CharField(_("license"), max_length=80, blank=True)
+    release_date = models.DateField(_("release date"), null=True, blank=True)
+    config = models.JSONField(
+        _("config.json"), null=True, blank=True,
+        help_text=_("The model's Hugging Face config.json. The architecture fields below are derived from it."),
+    )
+    stated_params_total = models.FloatField(
+        _("stated total parameters"), null=True, blank=True, validators=[MinValueValidator(1)])
+    stated_params_active = models.FloatField(
+        _("stated active parameters"), null=True, blank=True, validators=[MinValueValidator(1)])
+    source = models.TextField(_("source"))
+    confidence = models.CharField(_("confidence"), max_length=20, choices=Confidence.choices)
+    notes = models.TextField(_("notes"), blank=True)
+
+    # Normalized architecture, derived from `config` on save (shown for review, filterable in the admin).
+    architecture = models.CharField(_("architecture"), max_length=60, blank=True, editable=False)
+    attention_kind = models.CharField(_("attention"), max_length=20, blank=True, editable=False,
+                                      choices=AttentionKind.choices)
+    num_layers = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    hidden_size = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    intermediate_size = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    num_attention_heads = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    num_kv_heads = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    head_dim = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    q_lora_rank = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    kv_lora_rank = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    qk_rope_head_dim = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    qk_nope_head_dim = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    v_head_dim = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    num_experts = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    experts_per_token = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    num_shared_experts = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    moe_intermediate_size = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    first_dense_layers = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    sliding_window = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    layer_pattern = models.JSONField(
+        null=True, blank=True, editable=False,
+        help_text=_("Count of layers per mixer/feed-forward kind, e.g. {'full/moe': 58, 'full/dense': 3}."))
+    linear_attention = models.JSONField(null=True, blank=True, editable=False)
+    vocab_size = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    tie_word_embeddings = models.BooleanField(null=True, blank=True, editable=False)
+    max_context = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    native_dtype = models.CharField(max_length=12, blank=True, editable=False)
+    mtp_layers = models.PositiveIntegerField(null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = _("LLM model")
+        verbose_name_plural = _("LLM models")
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(stated_params_total__isnull=True) | Q(stated_params_total__gt=0),
+                name="llmmodel_params_total_positive"),
+            models.CheckConstraint(
+                condition=Q(stated_params_active__isnull=True) | Q(stated_params_total__isnull=True)
+                | Q(stated_params_active__lte=models.F("stated_params_total")),
+                name="llmmodel_active_le_total"),
+            models.CheckConstraint(
+                condition=~Q(config__isnull=True) | Q(stated_params_total__isnull=False),
+                name="llmmodel_config_or_stated_params"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("reports:model", kwargs={"model_slug": self.slug})
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.config is None and not self.stated_params_total:
+            errors["stated_params_total"] = _(
+                "A model without config.json needs its stated total parameters (the weights are estimated from them).")
+        if self.config is not None:
+            if self.confidence == self.Confidence.ESTIMATED:
+                errors["confidence"] = _("A model with a config.json is not 'estimated': choose config.json or documentation.")
+            try:
+                parse_config(self.config, slug=self.slug, name=self.name)
+            except ConfigError as exc:
+                errors["config"] = _("This config.json cannot be sized: %(reason)s") % {"reason": exc}
+        elif self.confidence != self.Confidence.ESTIMATED:
+            errors["confidence"] = _("Without a config.json the architecture is estimated: choose 'estimated'.")
+        if self.stated_params_total and self.stated_params_active and (
+                self.stated_params_active > self.stated_params_total):
+            errors["stated_params_active"] = _("Active parameters cannot exceed total parameters.")
+        if errors:
+            raise ValidationError(errors)
+
+    def save(self, *args, **kwargs) -> None:
+        self.refresh_architecture_fields()
+        super().save(*args, **kwargs)
+
+    def refresh_architecture_fields(self) -> None:
+        """Copy the normalized shapes of `config` into the columns (clears them when there is no config)."""
+        from catalog.architecture import architecture_fields  # local: keeps the model module import-light
+
+        for field, value in architecture_fields(self.config, slug=self.slug, name=self.name).items():
+            setattr(self, field, value)
+
+
+class Accelerator(SeededModel):
+    class Kind(models.TextChoices):
+        DISCRETE = "discrete", _("discrete GPU")
+        ACCELERATOR = "accelerator", _("datacenter accelerator")
+        UNIFIED = "unified", _("unified memory")
+
+    class Backend(models.TextChoices):
+        CUDA = "cuda", "CUDA"
+        ROCM = "rocm", "ROCm/HIP"
+        METAL = "metal", "Metal"
+        VULKAN = "vulkan", "Vulkan"
+        SYCL = "sycl", "SYCL"
+        CANN = "cann", "CANN"
+        OTHER = "other", _("other")
+
+    vendor = models.CharField(_("vendor"), max_length=60)
+    name = models.CharField(_("name"), max_length=120)
+    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    memory_gb = models.FloatField(_("memory (GB)"), validators=[MinValueValidator(0.1)])
+    memory_type = models.CharField(_("memory type"), max_length=40, blank=True)
+    bandwidth_gbs = models.FloatField(_("memory bandwidth (GB/s)"), validators=[MinValueValidator(0.1)])
+    fp16_tflops = models.FloatField(
+        _("dense FP16/BF16 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)],
+        help_text=_("Dense tensor throughput with FP32 accumulate, no sparsity. Empty = not published."))
+    fp8_tflops = models.FloatField(_("dense FP8 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)])
+    tdp_w = models.FloatField(_("TDP (W)"), null=True, blank=True, validators=[MinValueValidator(1)])
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    usable_memory_factor = models.FloatField(
+        _("usable-memory factor"), null=True, blank=True,
+        help_text=_("Share of nominal memory available to the model. Empty: 0.95, or 0.78 for unified memory."))
+    backend = models.CharField(_("backend"), max_length=10, choices=Backend.choices)
+    interconnect = models.CharField(_("interconnect"), max_length=80, blank=True)
+    interconnect_gbs = models.FloatField(
+        _("interconnect (GB/s)"), null=True, blank=True, validators=[MinValueValidator(0.1)])
+    launch_year = models.PositiveSmallIntegerField(_("launch year"), null=True, blank=True)
+    spec_sources = models.TextField(_("spec sources"))
+    notes = models.TextField(_("notes"), blank=True)
+
+    class Meta:
+        verbose_name = _("accelerator")
+        verbose_name_plural = _("accelerators")
+        ordering = ["vendor", "memory_gb", "name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(memory_gb__gt=0), name="accelerator_memory_positive"),
+            models.CheckConstraint(condition=Q(bandwidth_gbs__gt=0), name="accelerator_bandwidth_positive"),
+            models.CheckConstraint(
+                condition=Q(fp16_tflops__isnull=True) | Q(fp16_tflops__gt=0), name="accelerator_fp16_positive"),
+            models.CheckConstraint(
+                condition=Q(fp8_tflops__isnull=True) | Q(fp8_tflops__gt=0), name="accelerator_fp8_positive"),
+            models.CheckConstraint(condition=Q(tdp_w__isnull=True) | Q(tdp_w__gt=0), name="accelerator_tdp_positive"),
+            models.CheckConstraint(
+                condition=Q(usable_memory_factor__isnull=True)
+                | (Q(usable_memory_factor__gt=0) & Q(usable_memory_factor__lte=1)),
+                name="accelerator_usable_factor_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("reports:hardware", kwargs={"hardware_slug": self.slug})
+
+    @property
+    def effective_usable_factor(self) -> float:
+        return self.usable_memory_factor or DEFAULT_USABLE_FACTOR[self.kind]
+
+    def clean(self) -> None:
+        if self.usable_memory_factor is not None and not 0 < self.usable_memory_factor <= 1:
+            raise ValidationError({"usable_memory_factor": _("Enter a share between 0 and 1, e.g. 0.95.")})
+
+
+class QuantFormat(SeededModel):
+    class Family(models.TextChoices):
+        GGUF = "gguf", "GGUF"
+        NATIVE = "native", _("native checkpoint")
+        AWQ_GPTQ = "awq-gptq", "AWQ/GPTQ"
+
+    name = models.CharField(_("name"), max_length=30, unique=True)
+    family = models.CharField(_("family"), max_length=10, choices=Family.choices)
+    quality_note_en = models.CharField(_("quality note (English)"), max_length=200, blank=True)
+    quality_note_de = models.CharField(_("quality note (German)"), max_length=200, blank=True)
+    sort_order = models.PositiveSmallIntegerField(_("sort order"), default=100)
+    source = models.TextField(_("source"), blank=True)
+
+    class Meta:
+        verbose_name = _("quantization format")
+        verbose_name_plural = _("quantization formats")
+        ordering = ["sort_order", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PublishedFileSize(SeededModel):
+    """A published file size (GGUF listing, llama-bench) — the engine uses it for recipes shapes cannot predict."""
+
+    model = models.ForeignKey(LLMModel, on_delete=models.CASCADE, related_name="published_sizes")
+    quant = models.CharField(_("quantization"), max_length=30)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"))
+    source = models.TextField(_("source"))
+
+    class Meta:
+        verbose_name = _("published file size")
+        verbose_name_plural = _("published file sizes")
+        ordering = ["model", "quant"]
+        constraints = [
+            models.UniqueConstraint(fields=["model", "quant"], name="published_size_unique_per_quant"),
+            models.CheckConstraint(condition=Q(size_bytes__gt=0), name="published_size_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.quant}"
+
+
+class HardwarePrice(SeededModel):
+    class Condition(models.TextChoices):
+        NEW = "new", _("new")
+        USED = "used", _("used")
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="prices")
+    condition = models.CharField(_("condition"), max_length=4, choices=Condition.choices, default=Condition.NEW)
+    usd = models.DecimalField(_("price (USD)"), max_digits=12, decimal_places=2)
+    as_of = models.DateField(_("as of"))
+    source = models.TextField(_("source"))
+    note = models.CharField(_("note"), max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = _("hardware price")
+        verbose_name_plural = _("hardware prices")
+        ordering = ["accelerator", "condition", "-as_of"]
+        get_latest_by = "as_of"
+        constraints = [models.CheckConstraint(condition=Q(usd__gt=0), name="hardware_price_positive")]
+
+    def __str__(self) -> str:
+        return f"{self.accelerator} {self.condition} ${self.usd} ({self.as_of})"
+
+    def save(self, *args, **kwargs) -> None:
+        super().save(*args, **kwargs)
+        PriceRecord.record(self, hardware_price=self, accelerator=self.accelerator, usd=self.usd,
+                           as_of=self.as_of, source=self.source, label=f"{self.get_condition_display()}")
+
+
+class CloudOffer(SeededModel):
+    provider = models.CharField(_("provider"), max_length=60)
+    instance = models.CharField(_("instance"), max_length=200)
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="cloud_offers")
+    gpu_count = models.PositiveSmallIntegerField(_("GPU count"), default=1, validators=[MinValueValidator(1)])
+    hourly_usd = models.DecimalField(_("hourly price (USD, whole instance)"), max_digits=10, decimal_places=3)
+    billing = models.CharField(_("billing"), max_length=60, blank=True)
+    verified = models.DateField(_("verified"))
+    url = models.URLField(_("deploy URL"), blank=True)
+    source = models.TextField(_("source"))
+    is_active = models.BooleanField(_("active"), default=True)
+
+    class Meta:
+        verbose_name = _("cloud offer")
+        verbose_name_plural = _("cloud offers")
+        ordering = ["provider", "accelerator", "gpu_count"]
+        constraints = [
+            models.CheckConstraint(condition=Q(hourly_usd__gt=0), name="cloud_offer_hourly_positive"),
+            models.CheckConstraint(condition=Q(gpu_count__gte=1), name="cloud_offer_gpu_count_positive"),
+            models.UniqueConstraint(fields=["provider", "instance", "accelerator", "gpu_count"],
+                                    name="cloud_offer_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider}: {self.gpu_count}× {self.accelerator}"
+
+    def save(self, *args, **kwargs) -> None:
+        super().save(*args, **kwargs)
+        PriceRecord.record(self, cloud_offer=self, accelerator=self.accelerator, usd=self.hourly_usd,
+                           as_of=self.verified, source=self.source,
+                           label=f"{self.provider} · {self.gpu_count}× · {self.instance}")
+
+
+class PriceRecord(models.Model):
+    """Append-only history: one row per created or changed hardware price or cloud rate."""
+
+    accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="price_records")
+    hardware_price = models.ForeignKey(HardwarePrice, null=True, blank=True, on_delete=models.SET_NULL)
+    cloud_offer = models.ForeignKey(CloudOffer, null=True, blank=True, on_delete=models.SET_NULL)
+    label = models.CharField(_("what"), max_length=300)
+    usd = models.DecimalField(_("USD"), max_digits=12, decimal_places=3)
+    as_of = models.DateField(_("as of"))
+    source = models.TextField(_("source"), blank=True)
+    recorded_at = models.DateTimeField(_("recorded"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("price record")
+        verbose_name_plural = _("price history")
+        ordering = ["-recorded_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.label}: ${self.usd} ({self.as_of})"
+
+    @classmethod
+    def record(cls, row: models.Model, **values) -> None:
+        """Append a record unless the latest one for this row already has the same price, date and source."""
+        owner = {"hardware_price": values["hardware_price"]} if "hardware_price" in values else {
+            "cloud_offer": values["cloud_offer"]}
+        latest = cls.objects.filter(**owner).order_by("-recorded_at", "-id").first()
+        if latest and (latest.usd, latest.as_of, latest.source) == (values["usd"], values["as_of"], values["source"]):
+            return
+        cls.objects.create(**values)

@@ -1,0 +1,70 @@
+"""Number, currency and date formatting: the one place the site formats figures, through Babel (CLDR).
+
+Templates reach it through the filters in `reports/templatetags/fmt.py`; the active Django language picks the
+locale (German: 1.234,56 $; English: $1,234.56).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+
+from babel import Locale
+from babel.dates import format_date as babel_format_date
+from babel.numbers import format_currency, format_decimal, format_percent
+
+NOT_PUBLISHED = None  # formatters return None for a missing value; templates say "not published"
+
+
+@lru_cache(maxsize=8)
+def babel_locale(language: str) -> Locale:
+    return Locale.parse(language or "en", sep="-")
+
+
+def number(value: float | int | None, language: str, digits: int = 0) -> str | None:
+    """A number with exactly `digits` decimals and the locale's grouping."""
+    if value is None:
+        return None
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return format_decimal(value, format=pattern, locale=babel_locale(language))
+
+
+def significant(value: float | None, language: str) -> str | None:
+    """Up to three significant decimals for small values, none for large ones (a speed: 2.7, 115, 10,619)."""
+    if value is None:
+        return None
+    magnitude = abs(value)
+    digits = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
+    pattern = "#,##0" + ("." + "#" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=babel_locale(language))
+
+
+def usd(value: float | None, language: str, digits: int = 2) -> str | None:
+    """US dollars in the locale's currency pattern with `digits` decimals (de: 1.234,56 $; en: $1,234.56)."""
+    if value is None:
+        return None
+    locale = babel_locale(language)
+    whole_pattern = locale.currency_formats["standard"].pattern.split(";")[0].replace(".00", "")
+    return format_currency(value, "USD", format=_with_decimals(whole_pattern, digits), locale=locale,
+                           currency_digits=False)
+
+
+def _with_decimals(pattern: str, digits: int) -> str:
+    """Put `digits` decimals after the last 0 of a CLDR number pattern ("#,##0 ¤" → "#,##0.00 ¤")."""
+    if digits <= 0:
+        return pattern
+    last_zero = pattern.rindex("0")
+    return pattern[:last_zero + 1] + "." + "0" * digits + pattern[last_zero + 1:]
+
+
+def percent(value: float | None, language: str) -> str | None:
+    """`value` is a fraction (0.8 → 80 %)."""
+    if value is None:
+        return None
+    return format_percent(value, locale=babel_locale(language))
+
+
+def date(value: dt.date | None, language: str) -> str | None:
+    if value is None:
+        return None
+    return babel_format_date(value, format="medium", locale=babel_locale(language))
