@@ -47,11 +47,18 @@ def _comparable(value):
     return value
 
 
+def _to_python(model_field: models.Field, raw):
+    if raw is None:
+        return None
+    if isinstance(model_field, models.DecimalField) and isinstance(raw, float):
+        raw = repr(raw)  # 0.69 stays 0.69, not the binary float's 0.68999999999999994671
+    return model_field.to_python(raw)
+
+
 def upsert(report: LoadReport, model_cls: type[models.Model], lookup: dict, values: dict) -> models.Model:
     """Create the row identified by `lookup`, or merge `values` into it field by field (see module doc)."""
     label = model_cls._meta.verbose_name_plural
-    python_values = {name: model_cls._meta.get_field(name).to_python(raw) if raw is not None else None
-                     for name, raw in values.items()}
+    python_values = {name: _to_python(model_cls._meta.get_field(name), raw) for name, raw in values.items()}
     obj = model_cls.objects.filter(**lookup).first()
     if obj is None:
         obj = model_cls(**lookup, **python_values)
@@ -130,7 +137,8 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
                    {"size_bytes": int(size["bytes"]), "source": size["source"]})
 
     for row in _read("cloud_offers.json", seed_dir):
-        accelerator = accelerators.get(row["accelerator"]) or Accelerator.objects.get(slug=row["accelerator"])
+        slug = row["accelerator_slug"]
+        accelerator = accelerators.get(slug) or Accelerator.objects.get(slug=slug)
         upsert(report, CloudOffer, {
             "provider": row["provider"], "instance": row["instance"], "accelerator": accelerator,
             "gpu_count": row.get("gpu_count", 1),

@@ -26,7 +26,7 @@ def write_seed(directory, *, bandwidth=1008, hourly=0.69, model_name="Tiny Llama
             "stated_params_total": 8.03e9, "stated_params_active": 8.03e9, "confidence": "config.json",
             "source": "config.json copy", "notes": "", "config": LLAMA_3_1_8B_CONFIG,
             "published_sizes": [{"quant": "Q4_K_M", "bytes": 4920000000, "source": "HF listing"}]}],
-        "cloud_offers.json": [{"provider": "RunPod", "instance": "1x RTX 4090", "accelerator": "rtx-4090",
+        "cloud_offers.json": [{"provider": "RunPod", "instance": "1x RTX 4090", "accelerator_slug": "rtx-4090",
                                "gpu_count": 1, "hourly_usd": hourly, "billing": "per second",
                                "verified": "2026-11-04", "url": "https://www.runpod.io/pricing",
                                "source": "seed page"}],
