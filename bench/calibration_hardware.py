@@ -79,8 +79,8 @@ CALIBRATION_GPUS: dict[str, CalibrationGpu] = {
     "RTX 4090 24GB": _RTX_4090,
     "RTX 4080 16GB": _nvidia_geforce(76, 2.505, 716.8, "NVIDIA Ada Lovelace whitepaper, RTX 4080 (16GB) column: 76 SM, "
                                      "2505 MHz boost, 22.4 Gbps x 256-bit = 716.8 GB/s; published 97.5 / 194.9 TFLOPS"),
-    "RTX 4070 Ti 12GB": _nvidia_geforce(60, 2.61, 504, "RTX 4070 Ti: 60 SM, 2610 MHz boost, 21 Gbps x 192-bit = 504 GB/s "
-                                        "(NVIDIA product page)"),
+    "RTX 4070 Ti 12GB": _nvidia_geforce(60, 2.61, 504, "RTX 4070 Ti: 7680 CUDA cores = 60 SM, 2610 MHz boost, 21 Gbps x 192-bit = 504 GB/s "
+                                        "(https://purespecs.click/nvidia-geforce-rtx-4070-ti-gpu-specs/)"),
     "RTX 3070 8GB": _nvidia_geforce(46, 1.725, 448, "NVIDIA GA102 whitepaper appendix, RTX 3070 column: 46 SM, 1725 MHz, "
                                     "14 Gbps x 256-bit = 448 GB/s"),
     "RTX 3090": _RTX_3090,
@@ -91,7 +91,9 @@ CALIBRATION_GPUS: dict[str, CalibrationGpu] = {
     "RTX 5080 16GB": _RTX_5080,
     "RTX 5070 Ti 16GB": CalibrationGpu(896, 87.9, source=ACCELERATORS_CSV.format("RTX 5070 Ti")),
     "RTX 5060 Ti": _nvidia_geforce(36, 2.572, 448, "RTX 5060 Ti 16GB: 36 SM, 2572 MHz boost, 28 Gbps x 128-bit = 448 GB/s "
-                                   "(NVIDIA product page)"),
+                                   "(https://prepmusiclog.com/nvidia-rtx-5060-5060-ti-review-you-can-have-"
+                                   "affordable-or-future-proof-pick-one spec table; SM count: intopress.info "
+                                   "review table)"),
     "RTX PRO 6000 Blackwell": _RTX_PRO_6000,
     "RTX PRO 6000 96GB": _RTX_PRO_6000,
     # Max-Q: same memory (1792 GB/s), lower power limit; only a decode row uses it, TFLOPS not needed.

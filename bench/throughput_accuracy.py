@@ -214,36 +214,39 @@ def _worst(predictions: list[Prediction], count: int = 5) -> list[str]:
 
 
 def fitted_parameters() -> dict[str, float]:
+    """The constants fitted on this data set (shared/borrowed ones are listed once, under the class they were
+    fitted on)."""
     params: dict[str, float] = {}
-    for name in ("cuda", "metal", "vulkan", "rocm"):
+    for name in FITTED_CLASSES:
         c = throughput.CALIBRATION[name]
         params[f"{name}.bandwidth_efficiency"] = c.bandwidth_efficiency
-        params[f"{name}.layer_overhead_us"] = round(c.layer_overhead_s * 1e6, 1)
+        if name != "rocm":  # one decode row: ROCm borrows CUDA's layer overhead
+            params[f"{name}.layer_overhead_us"] = round(c.layer_overhead_s * 1e6, 1)
         params[f"{name}.compute_efficiency"] = c.compute_efficiency
-    params["moe_layer_overhead_factor"] = throughput.MOE_LAYER_OVERHEAD_FACTOR
-    params["gemm_half_width"] = throughput.GEMM_HALF_WIDTH
+        if name in MOE_CLASSES:  # only CUDA and Metal rows hold MoE models
+            params[f"{name}.moe_layer_overhead_factor"] = c.moe_layer_overhead_factor
+            params[f"{name}.gemm_half_width"] = c.gemm_half_width
     return params
 
 
 # ------------------------------------------------------------------------------------------------------ fit
 
 
+FITTED_CLASSES = ("cuda", "metal", "vulkan", "rocm")
+# Starting point of a cross-validation fold: no MoE penalty, no GEMM-width penalty, round efficiencies.
+NEUTRAL = throughput.BackendCalibration(0.8, 50e-6, 0.5, 1.0, 0.0, decode_rows=0, prefill_rows=0)
+MOE_CLASSES = ("cuda", "metal")
+
+
 @contextlib.contextmanager
-def _constants(calibration: dict | None = None, **module_constants):
-    """Temporarily swap reports.sizing.throughput constants (fitting only)."""
-    saved_calibration = dict(throughput.CALIBRATION)
-    saved = {name: getattr(throughput, name) for name in module_constants}
+def _calibration(name: str, calibration: throughput.BackendCalibration):
+    """Temporarily replace one backend class's constants (fitting only)."""
+    saved = throughput.CALIBRATION[name]
+    throughput.CALIBRATION[name] = calibration
     try:
-        if calibration:
-            throughput.CALIBRATION.update(calibration)
-        for name, value in module_constants.items():
-            setattr(throughput, name, value)
         yield
     finally:
-        throughput.CALIBRATION.clear()
-        throughput.CALIBRATION.update(saved_calibration)
-        for name, value in saved.items():
-            setattr(throughput, name, value)
+        throughput.CALIBRATION[name] = saved
 
 
 def _loss(rows: list[Measurement]) -> float:
@@ -260,61 +263,74 @@ def _frange(start: float, stop: float, step: float) -> list[float]:
     return [round(start + i * step, 6) for i in range(int(round((stop - start) / step)) + 1)]
 
 
-def fit() -> dict[str, throughput.BackendCalibration]:
-    """Grid-search the constants: per backend class (bandwidth efficiency, layer overhead) on its dense decode
-    rows, the MoE overhead factor on the MoE decode rows, then per backend the compute efficiency and the global
-    GEMM half width on the prefill rows. Classes with fewer than 3 decode rows keep the CUDA layer overhead
-    (same discrete-GPU launch model) and fit only their bandwidth efficiency."""
-    rows = [r for r in load_measurements() if r.is_llama_bench]
+def _best(name: str, rows: list[Measurement], candidates) -> throughput.BackendCalibration:
+    def loss(candidate):
+        with _calibration(name, candidate):
+            return _loss(rows)
+    return min(candidates, key=loss)
+
+
+def fit(rows: list[Measurement] | None = None) -> dict[str, throughput.BackendCalibration]:
+    """Grid-search each backend class's constants on its llama-bench rows, in physical order:
+    (bandwidth efficiency, layer overhead) on dense decode rows; the MoE overhead factor on MoE decode rows;
+    (compute efficiency, GEMM half width) on prefill rows. Constants a class has no rows for are borrowed from
+    CUDA (see reports/sizing/throughput.py). Returns the fitted calibrations; does not edit the module."""
+    rows = [r for r in (rows or load_measurements()) if r.is_llama_bench]
     classes = {r: throughput.backend_class(hardware_spec(r.gpu, r.backend)[0]) for r in rows}
     is_moe = {r: MODEL_SPECS[r.model].moe is not None for r in rows}
+    has_tflops = {r: bool(hardware_spec(r.gpu, r.backend)[0].fp16_tflops) for r in rows}
     fitted: dict[str, throughput.BackendCalibration] = {}
-    order = ["cuda", "metal", "vulkan", "rocm"]
-    for name in order:
-        decode = [r for r in rows if r.is_decode and classes[r] == name and not is_moe[r]]
-        overheads = _frange(0, 300e-6, 5e-6) if len(decode) >= 3 else [fitted["cuda"].layer_overhead_s]
-        best = None
-        for overhead in overheads:
-            for efficiency in _frange(0.40, 1.0, 0.01):
-                trial = replace(throughput.CALIBRATION[name], bandwidth_efficiency=efficiency,
-                                layer_overhead_s=overhead, decode_rows=len(decode))
-                with _constants({name: trial}):
-                    loss = _loss(decode)
-                if best is None or loss < best[0]:
-                    best = (loss, trial)
-        fitted[name] = best[1]
-    moe_decode = [r for r in rows if r.is_decode and is_moe[r]]
-    with _constants(fitted):
-        factor = min(_frange(1.0, 6.0, 0.1), key=lambda f: _with(moe_decode, MOE_LAYER_OVERHEAD_FACTOR=f))
-    prefill = [r for r in rows if not r.is_decode]
-    best_prefill = None
-    for half_width in _frange(0, 256, 8):
-        trial_set = {}
-        total = 0.0
-        for name in order:
-            class_rows = [r for r in prefill if classes[r] == name and hardware_spec(r.gpu, r.backend)[0].fp16_tflops]
-            best = None
-            for efficiency in _frange(0.02, 1.5, 0.01):
-                trial = replace(fitted[name], compute_efficiency=efficiency, prefill_rows=len(class_rows))
-                with _constants({name: trial}, GEMM_HALF_WIDTH=half_width, MOE_LAYER_OVERHEAD_FACTOR=factor):
-                    loss = _loss(class_rows)
-                if best is None or loss < best[0]:
-                    best = (loss, trial)
-            trial_set[name] = best[1]
-            total += best[0]
-        if best_prefill is None or total < best_prefill[0]:
-            best_prefill = (total, half_width, trial_set)
-    _, half_width, fitted = best_prefill
-    print(f"MOE_LAYER_OVERHEAD_FACTOR = {factor}")
-    print(f"GEMM_HALF_WIDTH = {half_width}")
+    for name in FITTED_CLASSES:
+        mine = [r for r in rows if classes[r] == name]
+        dense_decode = [r for r in mine if r.is_decode and not is_moe[r]]
+        moe_decode = [r for r in mine if r.is_decode and is_moe[r]]
+        prefill = [r for r in mine if not r.is_decode and has_tflops[r]]
+        start = fitted.get("cuda", throughput.CALIBRATION[name])
+        base = replace(throughput.CALIBRATION[name], moe_layer_overhead_factor=start.moe_layer_overhead_factor,
+                       gemm_half_width=start.gemm_half_width, decode_rows=len(dense_decode) + len(moe_decode),
+                       prefill_rows=len(prefill))
+        overheads = _frange(0, 300e-6, 5e-6) if len(dense_decode) >= 3 else [start.layer_overhead_s]
+        base = _best(name, dense_decode, [replace(base, bandwidth_efficiency=e, layer_overhead_s=t)
+                                          for t in overheads for e in _frange(0.40, 1.0, 0.01)])
+        if moe_decode:
+            base = _best(name, moe_decode, [replace(base, moe_layer_overhead_factor=f) for f in _frange(0.5, 4.0, 0.1)])
+        widths = _frange(0, 256, 8) if any(is_moe[r] for r in prefill) else [base.gemm_half_width]
+        base = _best(name, prefill, [replace(base, compute_efficiency=e, gemm_half_width=h)
+                                     for h in widths for e in _frange(0.02, 1.5, 0.01)])
+        fitted[name] = base
     for name, calibration in fitted.items():
-        print(f'"{name}": {calibration}')
+        print(f'"{name}": {calibration},')
     return fitted
 
 
-def _with(rows: list[Measurement], **module_constants) -> float:
-    with _constants(**module_constants):
-        return _loss(rows)
+def source_of(row: Measurement) -> str:
+    """The publication a row comes from (its URL or repository), without the transcription notes."""
+    return row.source.split(" ")[0]
+
+
+def cross_validate() -> dict[str, tuple[int, float, int, float]]:
+    """Leave one publication out: refit on the others, score the held-out rows.
+
+    Returns {source: (decode rows, decode median |error|, prefill rows, prefill median |error|)}. Every fold
+    starts from NEUTRAL constants, so nothing fitted on the held-out rows leaks in: a constant the remaining rows
+    cannot determine (e.g. the MoE ones when the only MoE publication is held out) stays neutral."""
+    rows = [r for r in load_measurements() if r.is_llama_bench]
+    results = {}
+    saved = dict(throughput.CALIBRATION)
+    for source in sorted({source_of(r) for r in rows}):
+        held_out = [r for r in rows if source_of(r) == source]
+        try:
+            throughput.CALIBRATION.update({name: NEUTRAL for name in FITTED_CLASSES})
+            throughput.CALIBRATION.update(fit([r for r in rows if source_of(r) != source]))
+            predictions = [predict(r) for r in held_out]
+        finally:
+            throughput.CALIBRATION.update(saved)
+        decode = [p for p in predictions if p.row.is_decode and p.error is not None]
+        prefill = [p for p in predictions if not p.row.is_decode and p.error is not None]
+        results[source] = (len(decode), _median_abs(decode), len(prefill), _median_abs(prefill))
+        print(f"held out {source}: decode {len(decode)} rows median {_median_abs(decode):.1%}; "
+              f"prefill {len(prefill)} rows median {_median_abs(prefill):.1%}")
+    return results
 
 
 # ----------------------------------------------------------------------------------------------------- main
@@ -343,9 +359,13 @@ def print_report(section: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fit", action="store_true", help="refit the constants and print them")
+    parser.add_argument("--cross-validate", action="store_true", help="leave-one-publication-out errors")
     args = parser.parse_args()
     if args.fit:
         fit()
+        return
+    if args.cross_validate:
+        cross_validate()
         return
     print_report(speed_section())
 

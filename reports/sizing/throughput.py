@@ -41,33 +41,35 @@ class BackendCalibration:
     """Fitted constants of one backend class (see ``bench/throughput_accuracy.py --fit``)."""
 
     bandwidth_efficiency: float  # share of peak memory bandwidth a decode step reaches
-    layer_overhead_s: float  # fixed time per decoder layer per decode step (kernel launches, syncs)
+    layer_overhead_s: float  # fixed time per dense decoder layer per decode step (kernel launches, syncs)
     compute_efficiency: float  # share of dense FP16 peak that wide prefill GEMMs reach
-    decode_rows: int  # calibration rows behind the two decode constants
-    prefill_rows: int  # calibration rows behind compute_efficiency
+    # An MoE layer launches more kernels than a dense one (router GEMM, softmax, top-k, expert gather, three
+    # mul_mat_id, weighted sum: llama.cpp src/llama-graph.cpp build_moe_ffn), so its fixed cost is this many
+    # dense layers'.
+    moe_layer_overhead_factor: float
+    # GEMM width (token rows) at which a matmul reaches half of compute_efficiency: efficiency scales by
+    # m / (m + gemm_half_width), m = micro-batch for dense weights, micro-batch x k / E per routed expert.
+    # It reflects the backend's matmul tile height (wide tensor-core tiles on CUDA, narrower simdgroup tiles
+    # on Metal).
+    gemm_half_width: float
+    decode_rows: int  # calibration rows behind the decode constants
+    prefill_rows: int  # calibration rows behind the prefill constants
 
 
 # Fitted on bench/data/throughput_calibration.csv (llama.cpp). Regenerate with
 # `python -m bench.throughput_accuracy --fit`; the test suite fails if the medians drift past the targets.
+# Vulkan and ROCm rows hold no MoE model, so those classes take CUDA's MoE factor and GEMM half width
+# (same discrete-GPU launch model, similar tile heights); ROCm has one decode row, so it also takes CUDA's
+# layer overhead and fits only its two efficiencies.
 CALIBRATION: dict[str, BackendCalibration] = {
-    "cuda": BackendCalibration(0.90, 55e-6, 1.00, decode_rows=14, prefill_rows=17),
-    "metal": BackendCalibration(0.91, 190e-6, 0.81, decode_rows=62, prefill_rows=63),
-    "vulkan": BackendCalibration(0.84, 40e-6, 0.36, decode_rows=7, prefill_rows=6),
-    "rocm": BackendCalibration(0.83, 55e-6, 0.09, decode_rows=1, prefill_rows=1),
+    "cuda": BackendCalibration(0.90, 55e-6, 1.23, 1.5, 224.0, decode_rows=20, prefill_rows=18),
+    "metal": BackendCalibration(0.91, 190e-6, 0.68, 1.1, 0.0, decode_rows=65, prefill_rows=64),
+    "vulkan": BackendCalibration(0.84, 40e-6, 0.43, 1.5, 224.0, decode_rows=7, prefill_rows=6),
+    "rocm": BackendCalibration(0.83, 55e-6, 0.11, 1.5, 224.0, decode_rows=1, prefill_rows=1),
 }
 # Backends without calibration data (SYCL, CANN, anything else) borrow the Vulkan constants: like Vulkan they
 # are portable llama.cpp backends without vendor-tuned kernels. This is a stated assumption, not a fit.
 CALIBRATION["other"] = CALIBRATION["vulkan"]
-
-# An MoE layer launches more kernels than a dense one (router GEMM, softmax, top-k, expert gather, three
-# mul_mat_id, weighted sum: llama.cpp src/llama-graph.cpp build_moe_ffn), so its fixed cost is this many
-# dense layers'. Fitted on the gpt-oss decode rows (global, one parameter).
-MOE_LAYER_OVERHEAD_FACTOR = 1.4
-
-# GEMM width at which a matmul reaches half of the backend's asymptotic efficiency: efficiency scales by
-# m / (m + GEMM_HALF_WIDTH) where m is the number of token rows of the GEMM (the micro-batch for dense weights,
-# micro-batch x k / E tokens per routed expert). Fitted on the prefill rows (global, one parameter).
-GEMM_HALF_WIDTH = 96.0
 
 # System RAM read by the CPU for offloaded weights: desktop dual-channel DDR5-4800 = 76.8 GB/s theoretical
 # (2 channels x 8 B x 4800 MT/s), sustained 65-85 % of that (/work/shared/data/NOTES-accelerators.md, "CPU offload");
@@ -156,8 +158,8 @@ def weight_bytes_per_token(
     return resident_bytes - embedding_bytes - routed_expert_bytes * unused
 
 
-def _gemm_width_factor(rows: float) -> float:
-    return rows / (rows + GEMM_HALF_WIDTH)
+def _gemm_width_factor(rows: float, half_width: float) -> float:
+    return rows / (rows + half_width)
 
 
 def _check_positive(name: str, value: float) -> None:
@@ -168,18 +170,23 @@ def _check_positive(name: str, value: float) -> None:
 # ------------------------------------------------------------------------------------------------ all-reduce
 
 
+def allreduce_payload_bytes(hidden_size: int) -> int:
+    """Bytes of one tensor-parallel all-reduce for one token: the hidden state in 16-bit activations."""
+    return hidden_size * ACTIVATION_BYTES
+
+
 @dataclass(frozen=True)
 class AllReduceCost:
-    seconds_per_token: float
-    link_gbs: float
-    latency_s: float
-    link: str  # "interconnect" or "PCIe default"
+    seconds: float  # all all-reduces of one forward step
+    link_gbs: float  # per direction
+    latency_s: float  # per all-reduce
+    link: str  # "interconnect", "PCIe default" or "none"
 
 
 def allreduce_time(
     *, gpus: int, payload_bytes: float, num_layers: int, hardware: HardwareSpec
 ) -> AllReduceCost:
-    """Ring all-reduce of `payload_bytes` on `gpus` GPUs, 2 per layer.
+    """Ring all-reduces of one forward step: `payload_bytes` each (hidden x 2 B x tokens in the step), 2 per layer.
 
     Ring all-reduce moves 2 (n-1)/n x payload over each GPU's link (Patarasuk & Yuan 2009; NCCL docs,
     "bus bandwidth"). HardwareSpec.interconnect_gbs is read as the vendor's bidirectional aggregate
@@ -280,13 +287,13 @@ def decode_speed(
     gpu_memory_s = gpu_bytes / effective_bandwidth
     ram_memory_s = ram_bytes / (ram_gbs * GB)
     overhead_s = calibration.layer_overhead_s * (
-        num_layers - moe_layers + MOE_LAYER_OVERHEAD_FACTOR * moe_layers
+        num_layers - moe_layers + calibration.moe_layer_overhead_factor * moe_layers
     )
     allreduce_s = 0.0
     if parallelism == "tensor":
         allreduce_s = allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token, num_layers=num_layers, hardware=hardware
-        ).seconds_per_token
+        ).seconds
     seconds = gpu_memory_s + ram_memory_s + overhead_s + allreduce_s
     return DecodeSpeed(
         tokens_per_s=1.0 / seconds,
@@ -395,12 +402,12 @@ def prefill_speed(
     if parallelism == "tensor":
         transfer_s += allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * rows, num_layers=num_layers, hardware=hardware
-        ).seconds_per_token
+        ).seconds
 
-    dense_factor = _gemm_width_factor(rows)
+    dense_factor = _gemm_width_factor(rows, calibration.gemm_half_width)
     expert_factor = None
     if routed_expert_flops_per_token and num_experts:
-        expert_factor = _gemm_width_factor(rows * experts_per_token / num_experts)
+        expert_factor = _gemm_width_factor(rows * experts_per_token / num_experts, calibration.gemm_half_width)
 
     result = dict(
         prompt=prompt, micro_batch=rows, flops_per_token=flops_per_token,
@@ -518,7 +525,7 @@ def aggregate_decode(
     if parallelism == "tensor":
         fixed_s += allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * batch, num_layers=num_layers, hardware=hardware
-        ).seconds_per_token
+        ).seconds
 
     compute_s = None
     note = ""
