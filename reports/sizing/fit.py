@@ -1,0 +1,307 @@
+"""Does it fit: usable memory, placement of weights/KV on GPUs and system RAM, verdict.
+
+Usable memory (seed pages, /work/shared/docs/seed-arithmetic.md): the catalog's nominal memory figure is taken
+as GiB and multiplied by the usable factor, 0.95 for discrete GPUs and accelerators and 0.78 for unified memory
+(256 → 243.2 GiB; 128 → 99.8 GiB). Utilization = required / (count × nominal as GiB), as on the seed pages.
+
+Verdicts: "exceeds" when the largest GPU's need is above its usable memory; "tight" when it fits with less than
+``TIGHT_BUFFER`` (8 %) of usable memory to spare; "unified" when it fits on a unified-memory machine (GPU and CPU
+share one pool: it runs, bandwidth-limited); otherwise "fits".
+
+Placement (what lives where):
+
+* llama.cpp (``src/llama-model.cpp`` ``llama_model::load_tensors``; see parallelism.py): the input embedding is
+  always in system RAM; blocks and the output head go to the GPUs by ``-ngl``; each block's KV cache sits with its
+  block (``offload_kqv``, default on). When the model does not fit, what a user (or llama.cpp's ``--fit``,
+  ``common/fit.cpp``, which moves MoE experts to the CPU before whole layers) would do is computed: for MoE models
+  the routed experts of the first N blocks go to RAM (``--n-cpu-moe N``: "keep the MoE weights of the first N
+  layers in the CPU"), attention and shared experts stay on the GPU; if that is not enough, whole blocks leave the
+  GPU (``-ngl`` = the blocks that fit; the output head is the last slot, so it is on the GPU only with every
+  block). ``--offload-pct`` moves exactly that share of the weights: routed experts first, then whole blocks.
+* vLLM tensor parallel: no automatic offload (vLLM refuses to start); ``--offload-pct`` maps to
+  ``--cpu-offload-gb`` (that share of each rank's weights in pinned host memory, streamed every forward pass).
+* Unified memory: one pool, no offload split; the host-side pieces count against the same pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import SizingError
+from .parallelism import LlamaCppLayout, assign_slots, tensor_split_points
+from .specs import HardwareSpec
+
+GIB = 2**30
+# Usable share of nominal memory when the catalog gives none (seed pages; catalog/models.py DEFAULT_USABLE_FACTOR).
+DEFAULT_USABLE_FACTOR = {"discrete": 0.95, "accelerator": 0.95, "unified": 0.78}
+# "tight headroom (<8 % buffer)" on the seed pages.
+TIGHT_BUFFER = 0.08
+
+Verdict = Literal["fits", "tight", "unified", "exceeds"]
+OffloadMode = Literal["none", "auto", "explicit"]
+
+
+def usable_factor(hardware: HardwareSpec) -> float:
+    return hardware.usable_memory_factor or DEFAULT_USABLE_FACTOR[hardware.kind]
+
+
+def nominal_bytes(hardware: HardwareSpec) -> float:
+    """One accelerator's memory, the printed figure read as GiB (seed convention)."""
+    return hardware.memory_gb * GIB
+
+
+def usable_bytes(hardware: HardwareSpec) -> float:
+    return nominal_bytes(hardware) * usable_factor(hardware)
+
+
+def verdict_for(need_per_gpu: float, usable_per_gpu: float, *, unified: bool) -> Verdict:
+    if need_per_gpu > usable_per_gpu:
+        return "exceeds"
+    if usable_per_gpu - need_per_gpu < TIGHT_BUFFER * usable_per_gpu:
+        return "tight"
+    return "unified" if unified else "fits"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the scenario's bytes live. Offloaded bytes are what did not fit (or --offload-pct moved)."""
+
+    engine: str
+    mode: OffloadMode
+    demand_per_gpu: tuple[float, ...]  # each GPU's need before automatic offload (after --offload-pct)
+    device_bytes: tuple[float, ...]  # each GPU's bytes as placed
+    host_bytes: float  # system RAM the engine uses by design (llama.cpp embedding, host buffers)
+    offloaded_dense_bytes: float  # non-expert weights in system RAM (read in full per token)
+    offloaded_expert_bytes: float  # routed experts in system RAM (k/E of them read per token)
+    offloaded_kv_bytes: float  # KV cache of blocks computed on the CPU
+    gpu_layers: int | None = None  # llama.cpp -ngl (blocks + output slot on the GPUs)
+    n_cpu_moe: int | None = None  # llama.cpp --n-cpu-moe
+    explanation: str = ""
+
+    @property
+    def per_gpu_bytes(self) -> float:
+        return max(self.device_bytes, default=0.0)
+
+    @property
+    def offloaded_weight_bytes(self) -> float:
+        return self.offloaded_dense_bytes + self.offloaded_expert_bytes
+
+    @property
+    def offloaded_bytes(self) -> float:
+        return self.offloaded_weight_bytes + self.offloaded_kv_bytes
+
+
+@dataclass(frozen=True)
+class FitResult:
+    verdict: Verdict
+    gpus: int
+    nominal_bytes_per_gpu: float
+    usable_bytes_per_gpu: float
+    required_bytes: float  # weights + KV + runtime, all GPUs and host-side pieces
+    headroom_bytes: float  # Σ usable − Σ demand (negative: what is missing)
+    utilization_pct: float
+    placement: Placement
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict != "exceeds"
+
+
+def assess_fit(placement: Placement, *, required_bytes: float, hardware: HardwareSpec, gpus: int,
+               usable_per_gpu: float | None = None) -> FitResult:
+    """Verdict on the largest GPU's demand; utilization on ``required_bytes`` (contract formula)."""
+    usable = usable_bytes(hardware) if usable_per_gpu is None else usable_per_gpu
+    nominal = nominal_bytes(hardware)
+    need = max(placement.demand_per_gpu, default=0.0)
+    return FitResult(
+        verdict=verdict_for(need, usable, unified=hardware.kind == "unified"),
+        gpus=gpus,
+        nominal_bytes_per_gpu=nominal,
+        usable_bytes_per_gpu=usable,
+        required_bytes=required_bytes,
+        headroom_bytes=gpus * usable - sum(placement.demand_per_gpu),
+        utilization_pct=required_bytes / (gpus * nominal) * 100,
+        placement=placement,
+    )
+
+
+def check_offload_pct(offload_pct: float | None) -> None:
+    if offload_pct is not None and not 0 <= offload_pct <= 100:
+        raise SizingError(f"--offload-pct must be between 0 and 100 (got {offload_pct})")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# llama.cpp
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LlamaCppDemand:
+    layout: LlamaCppLayout
+    kv_per_block: tuple[float, ...]  # KV (and recurrent state) bytes each block holds
+    device_fixed_bytes: float  # compute buffer + device context, on every GPU
+    host_buffer_bytes: float  # host compute + output buffers
+
+
+@dataclass
+class _Loads:
+    """Running totals while placing blocks (mutable scratch)."""
+
+    device: list[float]
+    dense: float
+    experts: float
+    kv: float
+
+
+def _loads(demand: LlamaCppDemand, devices: list[int | None], n_cpu_moe: int, gpus: int) -> _Loads:
+    layout = demand.layout
+    loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
+    for i, block in enumerate(layout.blocks):
+        device, kv = devices[i], demand.kv_per_block[i]
+        if device is None:
+            loads.dense += block.other_bytes
+            loads.experts += block.expert_bytes
+            loads.kv += kv
+            continue
+        loads.device[device] += block.other_bytes + kv
+        if i < n_cpu_moe:
+            loads.experts += block.expert_bytes
+        else:
+            loads.device[device] += block.expert_bytes
+    output_device = devices[len(layout.blocks)]
+    if output_device is not None:
+        loads.device[output_device] += layout.output_bytes
+    elif not layout.output_is_tied_copy:
+        loads.dense += layout.output_bytes  # a tied head on the CPU is the mmapped embedding itself
+    return loads
+
+
+def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float, unified: bool,
+                    offload_pct: float | None, tensor_split: tuple[float, ...] | None = None) -> Placement:
+    """Place blocks on ``gpus`` GPUs (layer split) and move to RAM what does not fit (see the module doc)."""
+    check_offload_pct(offload_pct)
+    layout = demand.layout
+    n_blocks = len(layout.blocks)
+    host = layout.embedding_bytes + demand.host_buffer_bytes
+    points = tensor_split_points(tensor_split or (1.0,) * gpus)
+    all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)
+    full = _loads(demand, all_on_gpu, 0, gpus)
+    if unified:
+        # One pool: the host-side embedding and buffers use the same memory as the "GPU" part.
+        device = tuple(load + (host if i == 0 else 0.0) for i, load in enumerate(full.device))
+        return Placement("llama.cpp", "none", device, device, 0.0, 0.0, 0.0, 0.0, n_blocks + 1, 0,
+                         "unified memory: one shared pool, no offload split")
+    if offload_pct is not None:
+        return _explicit_llama_cpp(demand, full, host, offload_pct)
+    demand_per_gpu = tuple(full.device)
+    if max(demand_per_gpu) <= usable_per_gpu:
+        return Placement("llama.cpp", "none", demand_per_gpu, demand_per_gpu, host, 0.0, 0.0, 0.0,
+                         n_blocks + 1, 0, f"all {n_blocks} blocks and the output head on the GPU (-ngl {n_blocks + 1})")
+    if layout.estimated:
+        return _continuous_offload(demand, full, host, usable_per_gpu, gpus)
+    return _auto_llama_cpp(demand, demand_per_gpu, host, usable_per_gpu, gpus, points)
+
+
+def _fits(loads: _Loads, usable: float) -> bool:
+    return max(loads.device) <= usable
+
+
+def _auto_llama_cpp(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], host: float, usable: float,
+                    gpus: int, points: list[float]) -> Placement:
+    layout = demand.layout
+    n_blocks = len(layout.blocks)
+    all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)
+    if any(block.is_moe for block in layout.blocks):
+        fitting = _first_true(1, n_blocks, lambda n: _fits(_loads(demand, all_on_gpu, n, gpus), usable))
+        if fitting is not None:
+            loads = _loads(demand, all_on_gpu, fitting, gpus)
+            return _placed(demand_per_gpu, loads, host, n_blocks + 1, fitting,
+                           f"routed experts of the first {fitting} blocks in system RAM (--n-cpu-moe {fitting}); "
+                           "attention, shared experts and KV stay on the GPU")
+        n_cpu_moe = n_blocks
+    else:
+        n_cpu_moe = 0
+
+    def fits_with(layers: int) -> bool:
+        return _fits(_loads(demand, assign_slots(n_blocks, layers, points), n_cpu_moe, gpus), usable)
+
+    # -ngl counts from the top: more layers on the GPU only ever adds bytes, so the largest fitting count is the
+    # last one for which fits_with holds. Search by bisection on the negated predicate.
+    too_many = _first_true(1, n_blocks, lambda layers: not fits_with(layers))
+    gpu_layers = n_blocks if too_many is None else too_many - 1
+    loads = _loads(demand, assign_slots(n_blocks, gpu_layers, points), n_cpu_moe, gpus)
+    moe_note = "all routed experts and " if n_cpu_moe else ""
+    how = (f"{moe_note}{n_blocks - gpu_layers} of {n_blocks} blocks (with their KV) and the output head in system "
+           f"RAM (-ngl {gpu_layers}{f' --n-cpu-moe {n_cpu_moe}' if n_cpu_moe else ''})")
+    if gpu_layers == 0 and not _fits(loads, usable):
+        how = "even the compute buffers do not fit: everything runs from system RAM (-ngl 0)"
+    return _placed(demand_per_gpu, loads, host, gpu_layers, n_cpu_moe or None, how)
+
+
+def _first_true(low: int, high: int, predicate) -> int | None:
+    """Smallest n in [low, high] with predicate(n), for a predicate that stays true once true; None if never."""
+    if low > high or not predicate(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if predicate(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _placed(demand_per_gpu: tuple[float, ...], loads: _Loads, host: float, gpu_layers: int | None,
+            n_cpu_moe: int | None, how: str) -> Placement:
+    return Placement("llama.cpp", "auto", demand_per_gpu, tuple(loads.device), host, loads.dense, loads.experts,
+                     loads.kv, gpu_layers, n_cpu_moe, how)
+
+
+def _continuous_offload(demand: LlamaCppDemand, full: _Loads, host: float, usable: float, gpus: int) -> Placement:
+    """No layer shapes: move just enough weight bytes (active and idle in proportion) to RAM; -ngl unknown."""
+    weights = sum(block.total_bytes for block in demand.layout.blocks) + demand.layout.output_bytes
+    excess = sum(max(0.0, load - usable) for load in full.device)
+    moved = min(excess, weights)
+    share = moved / weights if weights else 0.0
+    block = demand.layout.blocks[0]
+    device = tuple(load - moved / gpus for load in full.device)
+    return Placement("llama.cpp", "auto", tuple(full.device), device, host, block.other_bytes * share,
+                     block.expert_bytes * share, 0.0, None, None,
+                     f"{share:.0%} of the weights in system RAM (no layer shapes: -ngl unknown, estimated)")
+
+
+def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float) -> Placement:
+    """--offload-pct: exactly that share of the weights to RAM, routed experts first, then block by block."""
+    layout = demand.layout
+    target = offload_pct / 100 * layout.file_bytes
+    experts_moved = min(target, sum(block.expert_bytes for block in layout.blocks))
+    dense_moved = min(target - experts_moved, sum(block.other_bytes for block in layout.blocks) + layout.output_bytes)
+    device = list(full.device)
+    # Take the moved bytes from the GPUs in proportion to what each holds (a --tensor-split the user would pick).
+    held = sum(device) - len(device) * demand.device_fixed_bytes
+    for i, load in enumerate(device):
+        own = load - demand.device_fixed_bytes
+        device[i] = load - (experts_moved + dense_moved) * (own / held if held else 0.0)
+    placed = tuple(device)
+    how = (f"--offload-pct {offload_pct:g}: {experts_moved / GIB:.2f} GiB of routed experts and "
+           f"{dense_moved / GIB:.2f} GiB of other weights in system RAM (-ot overrides)")
+    return Placement("llama.cpp", "explicit", placed, placed, host, dense_moved, experts_moved, 0.0, None, None, how)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# vLLM tensor parallel
+# --------------------------------------------------------------------------------------------------------------
+
+
+def place_tensor_parallel(*, per_rank_weights: float, per_rank_kv: float, per_rank_runtime: float, gpus: int,
+                          unified: bool, offload_pct: float | None) -> Placement:
+    """Every rank holds the same: its weights, its KV share and its runtime memory. No automatic offload."""
+    check_offload_pct(offload_pct)
+    moved = 0.0 if unified or offload_pct is None else offload_pct / 100 * per_rank_weights
+    per_rank = per_rank_weights - moved + per_rank_kv + per_rank_runtime
+    device = (per_rank,) * gpus
+    mode: OffloadMode = "explicit" if moved else "none"
+    how = (f"--cpu-offload-gb {moved / 1e9:.1f} per GPU ({offload_pct:g} % of its weights)" if moved else
+           f"tensor parallel over {gpus} GPU{'s' if gpus > 1 else ''}; vLLM does not offload automatically")
+    return Placement("vllm", mode, device, device, 0.0, moved * gpus, 0.0, 0.0, None, None, how)

@@ -1,0 +1,343 @@
+"""Multi-GPU weight placement: vLLM tensor parallelism and llama.cpp's layer split.
+
+vLLM tensor parallel (TP): every rank holds a slice of each sharded tensor and a full copy of each
+replicated one. Which is which, from ``vllm/model_executor/models/deepseek_v2.py`` and ``llama.py`` (read at
+vllm-project/vllm commit 002d6073) and ``vllm/model_executor/layers/linear.py``:
+
+* sharded by attention heads: q/q_b projections (``ColumnParallelLinear``), o_proj (``RowParallelLinear``),
+  MLA kv_b_proj (``ColumnParallelLinear``; llama.cpp stores it as attn_k_b + attn_v_b);
+* K/V projections (``QKVParallelLinear``): split over KV heads, and when TP exceeds the KV heads every rank
+  keeps one whole head (``num_kv_head_replicas = tp // num_kv_heads``);
+* sharded by intermediate size: dense MLP gate/up (``MergedColumnParallelLinear``) and down
+  (``RowParallelLinear``), shared experts (``DeepseekV2MLP``), routed experts (``FusedMoE``:
+  ``intermediate_size_per_partition = divide(intermediate_size, tp)``);
+* sharded by vocabulary: ``VocabParallelEmbedding`` and ``ParallelLMHead`` (vocab padded to a multiple of 64,
+  ``vocab_parallel_embedding.py`` DEFAULT_VOCAB_PADDING_SIZE);
+* replicated: norms, routers (``GateLinear``), MLA's latent down-projections ``q_a_proj`` and
+  ``kv_a_proj_with_mqa`` (``ReplicatedLinear``, or ``DeepSeekV2FusedQkvAProjLinear`` with ``disable_tp=True``),
+  the DSA indexer (``wq_b`` ``ReplicatedLinear``; ``wk_weights_proj`` ``disable_tp=True``), the MTP glue
+  ``eh_proj``, and row-parallel biases (added once, held whole).
+
+vLLM's ``divide(numerator, denominator)`` asserts exact division, so heads, KV heads (or TP a multiple of them)
+and every intermediate size must divide by TP; ``check_tensor_parallel`` turns that assert into a message.
+
+llama.cpp ``--split-mode layer`` (the default; ``src/llama-model.cpp`` ``llama_model::load_tensors``): the input
+embedding always stays on the CPU ("there is very little benefit to offloading the input layer"), the last
+``-ngl`` of the ``n_layer + 1`` slots (blocks, then the output head) go to the GPUs, and slot ``il`` lands on the
+first device whose cumulative ``--tensor-split`` share exceeds ``(il - i_gpu_start) / act_gpu_layers``
+(``std::upper_bound``). The default split is each device's free memory, i.e. even for identical GPUs. There is
+no divisibility rule. A tied output head is duplicated onto the output device (``TENSOR_DUPLICATED``).
+Evidence: bench/data/llamacpp_runtime.csv GLM-4-32B row, "CPU model buffer 499.50" MiB = token_embd
+151,552 × 6,144 at q4_K (144 B / 256) = 523,763,712 B.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .errors import SizingError
+from .parameters import Tensor
+from .quant import quant_format
+from .specs import AttentionShape, ModelSpec
+from .weights import SizedTensor, sized_tensors
+
+# vllm/model_executor/layers/vocab_parallel_embedding.py: DEFAULT_VOCAB_PADDING_SIZE.
+VLLM_VOCAB_PADDING = 64
+# Block-quantized checkpoints need every per-rank intermediate slice to be whole blocks: vLLM fp8.py
+# validate_block_quant_shapes ("... is not divisible by weight quantization block_n = 128"); AWQ/GPTQ
+# group_size 128 along the input of the row-parallel down projection (awq.py / gptq.py "input_size_per_partition
+# is not aligned with quantized weight shape").
+VLLM_QUANT_BLOCK = {"FP8": 128, "AWQ": 128, "GPTQ": 128}
+
+# How one rank's share of a tensor is determined (vLLM TP).
+_HEAD_SHARDED = frozenset({"attn_q", "attn_q.bias", "attn_output", "attn_q_b", "attn_k_b", "attn_v_b", "attn_sinks"})
+_KV_HEAD_SHARDED = frozenset({"attn_k", "attn_v", "attn_k.bias", "attn_v.bias"})
+_VOCAB_SHARDED = frozenset({"token_embd", "output"})
+# Gated delta-net, Mamba-2 and short-conv mixers: every projection, conv kernel and per-head vector is split over
+# heads/channels (vLLM qwen3_next.py, mamba_mixer2.py, short_conv.py use Column/RowParallelLinear and shard the
+# conv weights and A/D/dt_bias).
+_CHANNEL_SHARDED = frozenset({
+    "attn_qkv", "attn_gate", "ssm_ba", "ssm_conv1d", "ssm_conv1d.bias", "ssm_dt", "ssm_dt.bias", "ssm_a", "ssm_d",
+    "ssm_out", "ssm_in", "shortconv.in_proj", "shortconv.conv", "shortconv.out_proj",
+})
+_FFN_SHARDED_PREFIXES = ("ffn_gate", "ffn_up", "ffn_down")
+_REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_shexp", "ffn_down_exps.bias"})
+
+
+# --------------------------------------------------------------------------------------------------------------
+# vLLM tensor parallel
+# --------------------------------------------------------------------------------------------------------------
+
+
+def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) -> None:
+    """Raise SizingError naming --gpus when vLLM cannot split ``spec`` over ``tp`` GPUs."""
+    if tp < 1:
+        raise SizingError(f"--gpus must be at least 1 (got {tp})")
+    if tp == 1 or not spec.has_shapes:
+        return
+    for shape in _attention_shapes(spec):
+        _require_divides(shape.num_heads, tp, "attention heads")
+        _check_kv_heads(shape.num_kv_heads, tp)
+    if spec.mla is not None:
+        _require_divides(spec.mla.num_heads, tp, "attention heads")
+    fmt_name = quant_format(quant).name if quant else ""
+    block = VLLM_QUANT_BLOCK.get(fmt_name)
+    for width, what in _intermediate_sizes(spec):
+        if width % tp:
+            raise SizingError(f"--gpus {tp}: the {what} {width} is not divisible by {tp}")
+        if block and (width // tp) % block:
+            raise SizingError(
+                f"--gpus {tp}: {what} {width} / {tp} = {width // tp} is not a multiple of the {block}-wide "
+                f"{fmt_name} blocks")
+    if spec.linear_attention is not None:
+        _require_divides(spec.linear_attention.num_key_heads, tp, "linear-attention key heads")
+        _require_divides(spec.linear_attention.num_value_heads, tp, "linear-attention value heads")
+    if spec.mamba is not None:
+        _require_divides(spec.mamba.num_heads, tp, "Mamba heads")
+
+
+def _attention_shapes(spec: ModelSpec) -> list[AttentionShape]:
+    """The softmax-attention shapes some layer uses (MLA layers are checked through spec.mla)."""
+    mixers = {layer.mixer for layer in spec.layers}
+    uses_main = ("full" in mixers and spec.mla is None) or "chunked" in mixers or (
+        "sliding" in mixers and spec.sliding_attention is None)
+    shapes = [spec.attention] if uses_main and spec.attention is not None else []
+    if "sliding" in mixers and spec.sliding_attention is not None:
+        shapes.append(spec.sliding_attention)
+    return shapes
+
+
+def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
+    ffns = {layer.ffn for layer in spec.layers}
+    sizes = []
+    if "dense" in ffns and spec.intermediate_size:
+        sizes.append((spec.intermediate_size, "FFN intermediate size"))
+    if spec.moe is not None and ("moe" in ffns or spec.mtp_layers):
+        moe = spec.moe
+        sizes.append((moe.expert_intermediate_size, "expert intermediate size"))
+        shared = moe.shared_expert_intermediate_size or moe.num_shared_experts * moe.expert_intermediate_size
+        if shared:
+            sizes.append((shared, "shared-expert intermediate size"))
+    return sizes
+
+
+def _require_divides(count: int, tp: int, what: str) -> None:
+    if count % tp:
+        raise SizingError(f"--gpus {tp}: {count} {what} are not divisible by {tp}")
+
+
+def _check_kv_heads(kv_heads: int, tp: int) -> None:
+    if tp <= kv_heads:
+        _require_divides(kv_heads, tp, "KV heads")
+    elif tp % kv_heads:
+        raise SizingError(
+            f"--gpus {tp}: more GPUs than the {kv_heads} KV heads must be a multiple of them "
+            "(vLLM replicates whole KV heads)")
+
+
+def kv_heads_per_rank(kv_heads: int, tp: int) -> int:
+    """KV heads one rank holds: a slice when TP ≤ heads, one replicated head when TP > heads."""
+    return max(1, kv_heads // tp)
+
+
+@dataclass(frozen=True)
+class TensorParallelWeights:
+    """Weights one vLLM rank holds under TP (bytes). ``per_rank × tp`` is what all GPUs hold together."""
+
+    tp: int
+    per_rank_bytes: float
+    sharded_bytes: float  # whole-model bytes of the tensors split over ranks
+    replicated_bytes: float  # whole-model bytes of the tensors every rank holds in full
+    per_rank_expert_bytes: float  # routed experts on one rank
+    estimated: bool = False  # no shapes: assumed fully sharded
+
+    @property
+    def all_ranks_bytes(self) -> float:
+        return self.per_rank_bytes * self.tp
+
+    @property
+    def per_rank_non_expert_bytes(self) -> float:
+        return self.per_rank_bytes - self.per_rank_expert_bytes
+
+
+def tensor_parallel_weights(
+    spec: ModelSpec, quant: str, tp: int, *, total_bytes: float, include_mtp: bool = False
+) -> TensorParallelWeights:
+    """Per-rank weights of ``spec`` in ``quant`` over ``tp`` ranks.
+
+    ``total_bytes``: the whole model's weight bytes (weights.weight_bytes total, which may be a published size);
+    the per-tensor rule split is scaled to it. Raises SizingError (naming --gpus) when TP cannot split the model.
+    """
+    check_tensor_parallel(spec, tp, quant)
+    if not spec.has_shapes:
+        # Stated parameters only: no tensor list, so assume every byte is split (an "estimated" lower bound).
+        return TensorParallelWeights(tp, total_bytes / tp, total_bytes, 0.0, 0.0, estimated=True)
+    split = _rank_split(spec, quant_format(quant).name, tp, include_mtp)
+    rule_total = split[0] + split[1]
+    scale = total_bytes / rule_total if rule_total else 1.0
+    sharded, replicated, per_rank, per_rank_experts = (value * scale for value in split)
+    return TensorParallelWeights(tp, per_rank, sharded, replicated, per_rank_experts)
+
+
+@lru_cache(maxsize=1024)
+def _rank_split(spec: ModelSpec, quant: str, tp: int, include_mtp: bool) -> tuple[float, float, float, float]:
+    """(sharded bytes, replicated bytes, one rank's bytes, one rank's routed-expert bytes) by the rules above."""
+    sharded = replicated = per_rank = per_rank_experts = 0.0
+    for item in sized_tensors(spec, quant, include_mtp=include_mtp):
+        share = rank_share(spec, item.tensor, tp)
+        if share >= 1.0:
+            replicated += item.nbytes
+        else:
+            sharded += item.nbytes
+        per_rank += item.nbytes * share
+        if item.tensor.is_expert:
+            per_rank_experts += item.nbytes * share
+    return sharded, replicated, per_rank, per_rank_experts
+
+
+def rank_share(spec: ModelSpec, tensor: Tensor, tp: int) -> float:
+    """Fraction of ``tensor``'s bytes that one TP rank holds (1.0 = replicated)."""
+    if tp == 1:
+        return 1.0
+    name = tensor.name
+    if name in _VOCAB_SHARDED:
+        padded = math.ceil(spec.vocab_size / VLLM_VOCAB_PADDING) * VLLM_VOCAB_PADDING
+        return min(1.0, math.ceil(padded / tp) / spec.vocab_size)
+    if name in _HEAD_SHARDED or name in _CHANNEL_SHARDED:
+        return 1.0 / tp
+    if name in _KV_HEAD_SHARDED:
+        kv_heads = _layer_attention(spec, tensor.layer).num_kv_heads
+        return kv_heads_per_rank(kv_heads, tp) / kv_heads
+    if name == "ssm_norm" and spec.mamba is not None and tensor.shape[0] == spec.mamba.num_heads * spec.mamba.head_dim:
+        return 1.0 / tp  # Mamba-2 gated RMSNorm over d_inner is sharded (mamba_mixer2.py Mixer2RMSNormGated)
+    if name in _REPLICATED_FFN:
+        return 1.0
+    if name.startswith(_FFN_SHARDED_PREFIXES) and name != "ffn_norm":
+        return 1.0 / tp
+    return 1.0  # norms, routers, MLA q_a / kv_a, the DSA indexer, MTP glue, row-parallel biases
+
+
+def _layer_attention(spec: ModelSpec, layer: int | None) -> AttentionShape:
+    if layer is not None and layer < spec.num_layers and spec.layers[layer].mixer == "sliding" and spec.sliding_attention:
+        return spec.sliding_attention
+    assert spec.attention is not None
+    return spec.attention
+
+
+# --------------------------------------------------------------------------------------------------------------
+# llama.cpp layer split
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockWeights:
+    """One decoder block (or MTP block) as llama.cpp places it: routed experts vs everything else."""
+
+    index: int
+    expert_bytes: float
+    other_bytes: float
+    is_mtp: bool = False
+    is_moe: bool = False
+
+    @property
+    def total_bytes(self) -> float:
+        return self.expert_bytes + self.other_bytes
+
+
+@dataclass(frozen=True)
+class LlamaCppLayout:
+    """Weights by llama.cpp placement unit. The input embedding is host-resident (dev_input = CPU)."""
+
+    embedding_bytes: float  # token_embd: always in system RAM
+    output_bytes: float  # output head + output_norm on the output slot (a tied head: the duplicated token_embd)
+    output_is_tied_copy: bool  # True: output_bytes is an extra copy of token_embd, not part of the file's bytes
+    blocks: tuple[BlockWeights, ...]
+    estimated: bool = False  # no shapes: one pseudo-block holding every weight
+
+    @property
+    def file_bytes(self) -> float:
+        """The model's weight bytes (the tied copy excluded)."""
+        copy = self.embedding_bytes if self.output_is_tied_copy else 0.0
+        return self.embedding_bytes + self.output_bytes - copy + sum(b.total_bytes for b in self.blocks)
+
+
+def llama_cpp_layout(spec: ModelSpec, quant: str, *, total_bytes: float, include_mtp: bool = False,
+                     active_bytes: float | None = None) -> LlamaCppLayout:
+    """Per-block weights scaled so the layout adds up to ``total_bytes`` (a published file size wins).
+
+    Without shapes there is one pseudo-block; ``active_bytes`` (bytes one token reads) then marks the share that
+    is always read as "other" so decode can still tell active from idle bytes.
+    """
+    if not spec.has_shapes:
+        active = total_bytes if active_bytes is None else min(active_bytes, total_bytes)
+        block = BlockWeights(0, expert_bytes=total_bytes - active, other_bytes=active, is_moe=active < total_bytes)
+        return LlamaCppLayout(0.0, 0.0, False, (block,), estimated=True)
+    raw = _raw_layout(spec, quant_format(quant).name, include_mtp)
+    scale = total_bytes / raw.file_bytes if raw.file_bytes else 1.0
+    if scale == 1.0:
+        return raw
+    return LlamaCppLayout(
+        raw.embedding_bytes * scale, raw.output_bytes * scale, raw.output_is_tied_copy,
+        tuple(BlockWeights(b.index, b.expert_bytes * scale, b.other_bytes * scale, b.is_mtp, b.is_moe)
+              for b in raw.blocks))
+
+
+@lru_cache(maxsize=1024)
+def _raw_layout(spec: ModelSpec, quant: str, include_mtp: bool) -> LlamaCppLayout:
+    sized: tuple[SizedTensor, ...] = sized_tensors(spec, quant, include_mtp=include_mtp)
+    n_blocks = spec.num_layers + (spec.mtp_layers if include_mtp else 0)
+    experts = [0.0] * n_blocks
+    others = [0.0] * n_blocks
+    embedding = output = 0.0
+    for item in sized:
+        tensor = item.tensor
+        if tensor.layer is None:
+            if tensor.group == "embedding":
+                embedding += item.nbytes
+            else:
+                output += item.nbytes  # output head and output_norm
+        elif tensor.is_expert:
+            experts[tensor.layer] += item.nbytes
+        else:
+            others[tensor.layer] += item.nbytes
+    tied = spec.tie_word_embeddings
+    if tied:
+        output += embedding  # llama.cpp TENSOR_DUPLICATED: the tied head is a second copy on the output device
+    blocks = tuple(
+        BlockWeights(i, experts[i], others[i], is_mtp=i >= spec.num_layers,
+                     is_moe=experts[i] > 0)
+        for i in range(n_blocks))
+    return LlamaCppLayout(embedding, output, tied, blocks)
+
+
+def tensor_split_points(weights: tuple[float, ...]) -> list[float]:
+    """Cumulative, normalized split points of ``--tensor-split`` (llama_model::load_tensors)."""
+    total = float(sum(weights))
+    if total <= 0:
+        raise SizingError("--tensor-split shares must be positive")
+    points, running = [], 0.0
+    for weight in weights:
+        running += weight
+        points.append(running / total)
+    return points
+
+
+def assign_slots(n_blocks: int, gpu_layers: int, split_points: list[float]) -> list[int | None]:
+    """Device of each of the ``n_blocks + 1`` slots (blocks, then the output head); None = CPU.
+
+    ``i_gpu_start = max(n_layer - ngl, 0)``, ``act_gpu_layers = min(ngl, n_layer + 1)``; a slot on the GPUs goes to
+    ``upper_bound(splits, (il - i_gpu_start) / act_gpu_layers)`` (llama_model::load_tensors get_layer_buft_list).
+    """
+    start = max(n_blocks - gpu_layers, 0)
+    active = min(gpu_layers, n_blocks + 1)
+    devices: list[int | None] = []
+    last = len(split_points) - 1
+    for slot in range(n_blocks + 1):
+        if slot < start or slot - start >= active:
+            devices.append(None)
+        else:
+            devices.append(min(bisect.bisect_right(split_points, (slot - start) / active), last))
+    return devices

@@ -1,0 +1,133 @@
+"""Usable memory, verdicts and placement (automatic and explicit offload), on small hand-made layouts."""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.sizing.errors import SizingError
+from reports.sizing.fit import (
+    GIB,
+    LlamaCppDemand,
+    assess_fit,
+    place_llama_cpp,
+    place_tensor_parallel,
+    usable_bytes,
+    verdict_for,
+)
+from reports.sizing.parallelism import BlockWeights, LlamaCppLayout
+from reports.sizing.specs import HardwareSpec
+
+MI325X = HardwareSpec(slug="mi325x", name="MI325X", vendor="AMD", memory_gb=256, bandwidth_gbs=6000,
+                      kind="accelerator", backend="rocm")
+SPARK = HardwareSpec(slug="spark", name="DGX Spark", vendor="NVIDIA", memory_gb=128, bandwidth_gbs=273,
+                     kind="unified")
+
+
+def test_usable_memory_follows_the_seed_pages():
+    # 256 × 0.95 = 243.2 GiB (accelerator); 128 × 0.78 = 99.84 GiB (unified).
+    assert usable_bytes(MI325X) / GIB == pytest.approx(243.2)
+    assert usable_bytes(SPARK) / GIB == pytest.approx(99.84)
+
+
+def test_verdict_thresholds():
+    usable = 100.0
+    assert verdict_for(92.0, usable, unified=False) == "fits"  # exactly 8 % left
+    assert verdict_for(92.5, usable, unified=False) == "tight"  # 7.5 % left
+    assert verdict_for(100.0, usable, unified=False) == "tight"
+    assert verdict_for(100.5, usable, unified=False) == "exceeds"
+    assert verdict_for(50.0, usable, unified=True) == "unified"
+    assert verdict_for(95.0, usable, unified=True) == "tight"
+
+
+def moe_demand() -> LlamaCppDemand:
+    """4 MoE blocks of 10 expert + 2 other bytes, 1 byte of KV each, output head 3, fixed 1 per GPU, host 0.5."""
+    blocks = tuple(BlockWeights(i, 10.0, 2.0, is_moe=True) for i in range(4))
+    return LlamaCppDemand(LlamaCppLayout(4.0, 3.0, False, blocks), (1.0,) * 4, 1.0, 0.5)
+
+
+def dense_demand() -> LlamaCppDemand:
+    blocks = tuple(BlockWeights(i, 0.0, 10.0) for i in range(4))
+    return LlamaCppDemand(LlamaCppLayout(4.0, 3.0, False, blocks), (1.0,) * 4, 1.0, 0.5)
+
+
+def test_everything_fits_on_one_gpu():
+    # 1 fixed + 4 × (12 + 1) + 3 output = 56.
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=60.0, unified=False, offload_pct=None)
+    assert placement.device_bytes == (56.0,)
+    assert placement.offloaded_bytes == 0.0 and placement.gpu_layers == 5 and placement.mode == "none"
+    assert placement.host_bytes == 4.0 + 0.5  # input embedding + host buffers
+
+
+def test_moe_experts_leave_the_gpu_first():
+    # 56 − 10 N ≤ 30 → N = 3 (--n-cpu-moe 3): 26 on the GPU, 30 bytes of experts in RAM, attention stays.
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=30.0, unified=False, offload_pct=None)
+    assert placement.n_cpu_moe == 3 and placement.gpu_layers == 5
+    assert placement.device_bytes == (26.0,)
+    assert placement.offloaded_expert_bytes == 30.0 and placement.offloaded_dense_bytes == 0.0
+    assert placement.demand_per_gpu == (56.0,)
+
+
+def test_moe_falls_back_to_whole_layers_when_experts_are_not_enough():
+    # All experts off: 1 + 4 × 3 + 3 = 16 > 12. Without the output head and with n blocks: 1 + 3 n ≤ 12 → n = 3.
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=12.0, unified=False, offload_pct=None)
+    assert placement.n_cpu_moe == 4 and placement.gpu_layers == 3
+    assert placement.device_bytes == (10.0,)
+    assert placement.offloaded_expert_bytes == 40.0
+    assert placement.offloaded_dense_bytes == 2.0 + 3.0  # block 0's attention and the output head
+    assert placement.offloaded_kv_bytes == 1.0
+
+
+def test_dense_model_offloads_whole_layers():
+    # 1 + 4 × 11 + 3 = 48 > 30. -ngl n (output head off): 1 + 11 n ≤ 30 → n = 2: 23 on the GPU.
+    placement = place_llama_cpp(dense_demand(), gpus=1, usable_per_gpu=30.0, unified=False, offload_pct=None)
+    assert placement.gpu_layers == 2 and placement.n_cpu_moe is None
+    assert placement.device_bytes == (23.0,)
+    assert placement.offloaded_dense_bytes == 2 * 10.0 + 3.0 and placement.offloaded_kv_bytes == 2.0
+
+
+def test_two_gpus_split_the_layers():
+    # 5 slots on 2 GPUs: slots 0, 1, 2 (il/5 < 0.5) on GPU 0, slot 3 and the output on GPU 1.
+    # GPU 0: 1 + 3 × 11 = 34; GPU 1: 1 + 11 + 3 = 15.
+    placement = place_llama_cpp(dense_demand(), gpus=2, usable_per_gpu=40.0, unified=False, offload_pct=None)
+    assert placement.device_bytes == (34.0, 15.0)
+    assert placement.per_gpu_bytes == 34.0
+
+
+def test_explicit_offload_moves_that_share_of_the_weights():
+    # Weights: 4 (embedding) + 3 (output) + 4 × 12 = 55; 50 % → 27.5 bytes, all from routed experts (40 available).
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=50)
+    assert placement.mode == "explicit"
+    assert placement.offloaded_expert_bytes == 27.5 and placement.offloaded_dense_bytes == 0.0
+    assert placement.device_bytes == (56.0 - 27.5,)
+
+
+def test_unified_memory_has_no_offload_split():
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=10.0, unified=True, offload_pct=None)
+    assert placement.offloaded_bytes == 0.0
+    assert placement.device_bytes == (56.0 + 4.5,)  # the host-side pieces share the pool
+    fit = assess_fit(placement, required_bytes=60.5, hardware=SPARK, gpus=1, usable_per_gpu=10.0)
+    assert fit.verdict == "exceeds"
+
+
+def test_assess_fit_figures():
+    placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=60.0, unified=False, offload_pct=None)
+    fit = assess_fit(placement, required_bytes=200 * GIB, hardware=MI325X, gpus=1)
+    assert fit.utilization_pct == pytest.approx(200 / 256 * 100)
+    assert fit.headroom_bytes == usable_bytes(MI325X) - 56.0
+    assert fit.verdict == "fits"
+
+
+def test_tensor_parallel_placement():
+    placement = place_tensor_parallel(per_rank_weights=40.0, per_rank_kv=5.0, per_rank_runtime=3.0, gpus=4,
+                                      unified=False, offload_pct=25)
+    assert placement.device_bytes == (38.0,) * 4  # 40 − 10 + 5 + 3
+    assert placement.offloaded_dense_bytes == 40.0
+    auto = place_tensor_parallel(per_rank_weights=40.0, per_rank_kv=5.0, per_rank_runtime=3.0, gpus=2,
+                                 unified=False, offload_pct=None)
+    assert auto.offloaded_bytes == 0.0 and auto.mode == "none"
+
+
+@pytest.mark.parametrize("pct", [-1, 100.5])
+def test_offload_pct_out_of_range(pct):
+    with pytest.raises(SizingError, match="--offload-pct"):
+        place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=60.0, unified=False, offload_pct=pct)

@@ -1,0 +1,145 @@
+"""Tensor-parallel sharding (vLLM) and layer split (llama.cpp), checked against hand derivations."""
+
+from __future__ import annotations
+
+import pytest
+
+from reports.sizing.errors import SizingError
+from reports.sizing.parallelism import (
+    assign_slots,
+    check_tensor_parallel,
+    llama_cpp_layout,
+    rank_share,
+    tensor_parallel_weights,
+    tensor_split_points,
+)
+from reports.sizing.parameters import tensor_inventory
+from reports.sizing.specs import AttentionShape, LayerSpec, MlaShape, ModelSpec, MoeShape
+from reports.sizing.weights import weight_bytes
+
+
+def llama_3_1_8b(**changes) -> ModelSpec:
+    fields = dict(
+        slug="llama-3-1-8b", name="Llama 3.1 8B", architecture="llama", hidden_size=4096, vocab_size=128_256,
+        layers=(LayerSpec("full", "dense"),) * 32, attention=AttentionShape(32, 8, 128), intermediate_size=14_336)
+    fields.update(changes)
+    return ModelSpec(**fields)
+
+
+def deepseek_like() -> ModelSpec:
+    """DeepSeek-V3 shapes, 4 layers (1 dense + 3 MoE) to keep the test small."""
+    return ModelSpec(
+        slug="ds", name="DeepSeek-like", architecture="deepseek_v3", hidden_size=7168, vocab_size=129_280,
+        layers=(LayerSpec("full", "dense"),) + (LayerSpec("full", "moe"),) * 3, attention=None,
+        intermediate_size=18_432, mla=MlaShape(128, 1536, 512, 128, 64, 128),
+        moe=MoeShape(256, 8, 2048, num_shared_experts=1))
+
+
+def bf16_total(spec: ModelSpec) -> float:
+    return weight_bytes(spec, "BF16").total_bytes
+
+
+def test_llama_8b_tp2_shards_everything_but_the_norms():
+    # Llama 3.1 8B has 8,030,261,248 parameters, of which 65 × 4096 = 266,240 are RMSNorm weights
+    # (2 per block × 32 + output_norm) and stay whole on every rank. Everything else splits in two: q/o by
+    # heads (32/2), k/v by KV heads (8/2), the MLP by intermediate (14,336/2), embedding and lm_head by
+    # vocabulary (128,256 is a multiple of 64: 64,128 rows per rank).
+    # One rank: (8,030,261,248 − 266,240) / 2 + 266,240 = 4,015,263,744 parameters × 2 B = 8,030,527,488 B.
+    spec = llama_3_1_8b()
+    split = tensor_parallel_weights(spec, "BF16", 2, total_bytes=bf16_total(spec))
+    assert split.per_rank_bytes == 8_030_527_488
+    assert split.replicated_bytes == 266_240 * 2
+    assert split.all_ranks_bytes == 2 * 8_030_527_488
+
+
+def test_kv_projections_are_replicated_when_gpus_exceed_kv_heads():
+    # TP 16 over 8 KV heads: every rank keeps 1 whole KV head, i.e. 1/8 of attn_k and attn_v (not 1/16).
+    spec = llama_3_1_8b()
+    k_proj = next(t for t in tensor_inventory(spec) if t.name == "attn_k")
+    q_proj = next(t for t in tensor_inventory(spec) if t.name == "attn_q")
+    assert rank_share(spec, k_proj, 16) == 1 / 8
+    assert rank_share(spec, q_proj, 16) == 1 / 16
+    # Per rank, per block: q, o: 2 × 4096² / 16; k, v: 2 × 4096 × 1024 / 8; MLP: 3 × 4096 × 14,336 / 16;
+    # norms 2 × 4096. Globals: embedding + lm_head 2 × ceil(128,256 / 16) × 4096 = 2 × 8,016 × 4096, output_norm.
+    per_block = 2 * 4096**2 // 16 + 2 * 4096 * 1024 // 8 + 3 * 4096 * 14_336 // 16 + 2 * 4096
+    expected = (32 * per_block + 2 * 8_016 * 4096 + 4096) * 2
+    split = tensor_parallel_weights(spec, "BF16", 16, total_bytes=bf16_total(spec))
+    assert split.per_rank_bytes == expected
+
+
+def test_mla_latent_projections_and_router_are_replicated():
+    # vLLM deepseek_v2.py: q_a_proj / kv_a_proj_with_mqa are ReplicatedLinear (or the fused qkv_a with
+    # disable_tp=True), q_b_proj and kv_b_proj are ColumnParallelLinear, the router gate is replicated.
+    spec = deepseek_like()
+    shares = {t.name: rank_share(spec, t, 8) for t in tensor_inventory(spec) if t.layer == 1}
+    assert shares["attn_q_a"] == shares["attn_kv_a_mqa"] == shares["ffn_gate_inp"] == 1.0
+    assert shares["attn_q_b"] == shares["attn_k_b"] == shares["attn_v_b"] == shares["attn_output"] == 1 / 8
+    assert shares["ffn_up_exps"] == shares["ffn_down_shexp"] == 1 / 8
+
+
+def test_published_size_scales_the_per_tensor_split():
+    spec = llama_3_1_8b()
+    rule = tensor_parallel_weights(spec, "BF16", 2, total_bytes=bf16_total(spec))
+    doubled = tensor_parallel_weights(spec, "BF16", 2, total_bytes=2 * bf16_total(spec))
+    assert doubled.per_rank_bytes == pytest.approx(2 * rule.per_rank_bytes)
+
+
+@pytest.mark.parametrize(("spec", "gpus", "message"), [
+    (llama_3_1_8b(), 3, "--gpus 3: 32 attention heads are not divisible by 3"),
+    (llama_3_1_8b(attention=AttentionShape(48, 8, 128)), 12,
+     "--gpus 12: more GPUs than the 8 KV heads must be a multiple of them"),
+    (llama_3_1_8b(attention=AttentionShape(48, 48, 128), intermediate_size=14_400), 6, None),
+    (llama_3_1_8b(intermediate_size=14_337), 2, "--gpus 2: the FFN intermediate size 14337 is not divisible by 2"),
+    (deepseek_like(), 3, "--gpus 3: 128 attention heads are not divisible by 3"),
+])
+def test_non_dividing_tensor_parallel_is_a_clear_error(spec, gpus, message):
+    if message is None:
+        check_tensor_parallel(spec, gpus)
+        return
+    with pytest.raises(SizingError, match=message):
+        check_tensor_parallel(spec, gpus)
+
+
+def test_block_quantized_experts_need_whole_blocks_per_rank():
+    # FP8 with 128-wide blocks (vLLM fp8.py validate_block_quant_shapes): at TP 32 the dense MLP's
+    # 18,432 / 32 = 576 is 4.5 blocks. At TP 16: 18,432 / 16 = 1,152 = 9 blocks, experts 2,048 / 16 = 128 = 1.
+    with pytest.raises(SizingError, match="FFN intermediate size 18432 / 32 = 576 is not a multiple of the 128"):
+        check_tensor_parallel(deepseek_like(), 32, "FP8")
+    check_tensor_parallel(deepseek_like(), 16, "FP8")
+    check_tensor_parallel(deepseek_like(), 32, "BF16")  # no blocks: only divisibility
+
+
+def test_layer_split_two_equal_gpus():
+    # 32 blocks + output = 33 slots, splits [0.5, 1.0]: slot il goes to upper_bound(splits, il / 33), so
+    # slots 0..16 (16/33 = 0.485) on GPU 0 and 17..32 (17/33 = 0.515) on GPU 1, the output head last.
+    devices = assign_slots(32, 33, tensor_split_points((1.0, 1.0)))
+    assert devices == [0] * 17 + [1] * 16
+
+
+def test_partial_offload_keeps_the_top_blocks_and_drops_the_output_head():
+    # -ngl 16 on 32 blocks: i_gpu_start = 16, act_gpu_layers = 16: blocks 16..31 on the GPU, output on the CPU.
+    devices = assign_slots(32, 16, [1.0])
+    assert devices == [None] * 16 + [0] * 16 + [None]
+
+
+def test_uneven_tensor_split():
+    # -ts 3,1 with all 5 slots (4 blocks + output): splits [0.75, 1.0]; slot/5 = 0, .2, .4, .6 → GPU 0, .8 → GPU 1.
+    assert assign_slots(4, 5, tensor_split_points((3.0, 1.0))) == [0, 0, 0, 0, 1]
+
+
+def test_layout_keeps_the_input_embedding_on_the_host_and_copies_a_tied_head():
+    spec = llama_3_1_8b(tie_word_embeddings=True)
+    total = bf16_total(spec)
+    layout = llama_cpp_layout(spec, "BF16", total_bytes=total)
+    embedding = 128_256 * 4096 * 2
+    assert layout.embedding_bytes == embedding
+    # Tied: the output slot holds a duplicate of token_embd plus output_norm (4096 × 2 B).
+    assert layout.output_is_tied_copy and layout.output_bytes == embedding + 4096 * 2
+    assert layout.file_bytes == total
+
+
+def test_shapeless_model_splits_evenly_and_says_estimated():
+    spec = ModelSpec(slug="x", name="X", architecture="", hidden_size=0, vocab_size=0, layers=(), attention=None,
+                     stated_params_total=10e9, confidence="estimated")
+    split = tensor_parallel_weights(spec, "BF16", 4, total_bytes=20e9)
+    assert split.per_rank_bytes == 5e9 and split.estimated
