@@ -1,0 +1,651 @@
+"""One estimate: memory, fit, speed, cost and fine-tuning for a model × hardware × scenario.
+
+This module only orchestrates; every formula lives in its own module (see docs/engine.md). ``estimate`` returns
+an ``Estimate`` that keeps each module's breakdown (for the "how was this computed" panels) and renders the
+stable JSON of docs/estimate-contract.md with ``to_contract_json``.
+
+Decisions made here (each with its reason):
+
+* ``weights``: the tensor bytes the engine loads. GLM-4.5/4.6/4.7 GGUFs keep their MTP (nextn) block
+  (convert_hf_to_gguf.py ``Glm4MoeModel``: block_count = num_hidden_layers + num_nextn_predict_layers) and
+  llama.cpp loads it ("preserved but unused", src/llama-model.cpp LLM_ARCH_GLM4_MOE), so it is counted for
+  llama.cpp; DeepSeek-style converters (``DeepseekV2Model``, which ``GlmMoeDsaModel`` subclasses) drop it, and vLLM
+  skips MTP weights unless speculative decoding is on.
+* Under vLLM tensor parallel ``weights`` is what all ranks hold together (replicated tensors once per rank), so
+  ``required = weights + kv_cache + runtime`` stays the sum of the GPUs' bytes.
+* ``runtime``: the engine's runtime terms on every GPU (compute buffer and device context per GPU for llama.cpp;
+  activation peak, non-torch memory, CUDA graphs and context per rank for vLLM), the host buffers, and the copy
+  of a tied output head llama.cpp duplicates onto the output GPU.
+* vLLM can use ``gpu_memory_utilization`` of each GPU, so its usable memory is the smaller of that budget and the
+  catalog's usable share.
+* Fine-tuning memory uses finetune.py's defaults (sequence 2,048, micro-batch 1, gradient checkpointing): it
+  answers "can I adapt this model on this GPU", independent of the serving context.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from .economics import ServingCost, cheapest_offer
+from .errors import SizingError
+from .finetune import FinetuneMemory, finetune_memory_all
+from .fit import (
+    FitResult,
+    LlamaCppDemand,
+    Placement,
+    assess_fit,
+    check_offload_pct,
+    place_llama_cpp,
+    place_tensor_parallel,
+    usable_bytes,
+)
+from .kv_cache import KvBreakdown, kv_cache, resolve_kv_dtype
+from .parallelism import (
+    LlamaCppLayout,
+    TensorParallelWeights,
+    llama_cpp_layout,
+    tensor_parallel_weights,
+)
+from .parameters import ParameterCount, count_parameters
+from .quant import quant_format
+from .runtime import RuntimeBreakdown, runtime_memory
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+from .throughput import (
+    AggregateDecode,
+    DecodeSpeed,
+    PrefillSpeed,
+    aggregate_decode,
+    attention_flops_per_token,
+    decode_speed,
+    prefill_speed,
+)
+from .weights import WeightBreakdown, weight_bytes
+
+GIB = 2**30
+ENGINES = ("llama.cpp", "vllm")
+# GGUF converters that keep the MTP/nextn block in the file (see the module doc).
+GGUF_KEEPS_MTP_ARCHITECTURES = frozenset({"glm4_moe"})
+# Formats llama.cpp cannot load: vLLM checkpoint formats without a GGUF counterpart.
+VLLM_ONLY_FORMATS = frozenset({"FP8", "AWQ", "GPTQ"})
+# cudaMemGetInfo total of an H100 80GB is 79.19 GiB (bench/data/vllm_memory.csv, NOTES-runtime.md): the driver
+# reports ~99 % of the nominal size read as GiB. vLLM's gpu_memory_utilization applies to that total.
+DRIVER_REPORTED_SHARE = 79.19 / 80
+# Bytes of one activation element exchanged by tensor-parallel all-reduces (bf16).
+ALLREDUCE_ELEMENT_BYTES = 2
+
+# Input limits shared by the command line and the web form (beyond them the arithmetic is meaningless).
+MAX_CONTEXT = 16 * 2**20  # 16M tokens (Llama 4 Scout advertises 10M)
+MAX_BATCH = 65_536
+MAX_GPUS = 1_024
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------------------------
+
+
+def validate_scenario(scenario: Scenario) -> None:
+    """Raise SizingError naming the option for any value the engine cannot size."""
+    _require_int_range(scenario.context, "--context", 1, MAX_CONTEXT)
+    _require_int_range(scenario.batch, "--batch", 1, MAX_BATCH)
+    _require_int_range(scenario.gpus, "--gpus", 1, MAX_GPUS)
+    _require_int_range(scenario.prompt, "--prompt", 1, MAX_CONTEXT)
+    _require_int_range(scenario.depth, "--depth", 0, MAX_CONTEXT)
+    _require_int_range(scenario.n_ubatch, "--n-ubatch", 1, MAX_CONTEXT)
+    if scenario.depth >= scenario.context:
+        raise SizingError(f"--depth {scenario.depth} must be below --context {scenario.context} "
+                          "(the cache holds at most context tokens)")
+    if scenario.engine not in ENGINES:
+        raise SizingError(f"--engine {scenario.engine!r} is not known; choose one of {', '.join(ENGINES)}")
+    fmt = quant_format(scenario.quant)
+    if scenario.engine == "llama.cpp" and fmt.name in VLLM_ONLY_FORMATS:
+        raise SizingError(f"--quant {fmt.name} is a vLLM checkpoint format; llama.cpp runs GGUF files "
+                          "(choose a GGUF type such as Q4_K_M, or --engine vllm)")
+    resolve_kv_dtype(scenario.kv_dtype, scenario.engine)
+    check_offload_pct(scenario.offload_pct)
+    if not 0 < scenario.gpu_memory_utilization <= 1:
+        raise SizingError(
+            f"--gpu-memory-utilization must be in (0, 1] (got {scenario.gpu_memory_utilization})")
+    for value, option in ((scenario.max_num_seqs, "--max-num-seqs"),
+                          (scenario.max_num_batched_tokens, "--max-num-batched-tokens")):
+        if value is not None:
+            _require_int_range(value, option, 1, MAX_CONTEXT)
+    if scenario.system_ram_bandwidth_gbs is not None and not scenario.system_ram_bandwidth_gbs > 0:
+        raise SizingError(f"--ram-bandwidth must be positive (got {scenario.system_ram_bandwidth_gbs})")
+
+
+def _require_int_range(value: Any, option: str, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SizingError(f"{option} must be a whole number (got {value!r})")
+    if not low <= value <= high:
+        raise SizingError(f"{option} must be between {low:,} and {high:,} (got {value:,})")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Memory plan (cached: offers re-use it for every accelerator of a grid)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """Everything memory-related for one model × hardware × scenario."""
+
+    weights: WeightBreakdown
+    include_mtp: bool
+    tensor_parallel: TensorParallelWeights | None  # vLLM only
+    layout: LlamaCppLayout | None  # llama.cpp only
+    kv: KvBreakdown | None  # None: no shapes and no sourced family member
+    runtime: RuntimeBreakdown
+    weights_loaded_bytes: float  # all GPUs and the host (TP: replicated tensors once per rank)
+    runtime_bytes: float  # all GPUs + host buffers + tied-head copy
+    fit: FitResult
+
+    @property
+    def kv_bytes(self) -> float:
+        return self.kv.total_bytes if self.kv is not None else 0.0
+
+    @property
+    def placement(self) -> Placement:
+        return self.fit.placement
+
+
+def engine_usable_bytes(hardware: HardwareSpec, scenario: Scenario) -> float:
+    """Usable memory per GPU for this engine (vLLM: also capped by its gpu_memory_utilization budget)."""
+    usable = usable_bytes(hardware)
+    if scenario.engine == "vllm":
+        usable = min(usable, scenario.gpu_memory_utilization * reported_memory_bytes(hardware))
+    return usable
+
+
+def reported_memory_bytes(hardware: HardwareSpec) -> float:
+    return hardware.memory_gb * GIB * DRIVER_REPORTED_SHARE
+
+
+@lru_cache(maxsize=8192)
+def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
+    """Weights, KV, runtime, placement and verdict. SizingError for scenarios the engine cannot run."""
+    include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
+    weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+    if scenario.engine == "vllm":
+        return _plan_vllm(model, hardware, scenario, weights)
+    return _plan_llama_cpp(model, hardware, scenario, weights, include_mtp)
+
+
+def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
+    if not model.has_shapes and model.kv_proxy is None:
+        return None
+    return kv_cache(model, scenario)
+
+
+def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
+                    include_mtp: bool) -> MemoryPlan:
+    gpus = scenario.gpus
+    kv = _kv_or_none(model, scenario)
+    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=weights.total_bytes / gpus,
+                             kv=kv,  # type: ignore[arg-type]  # llama.cpp's buffers do not read it
+                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
+                             backend=hardware.backend)
+    layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
+                              active_bytes=weights.active_bytes_per_token)
+    demand = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+    usable = engine_usable_bytes(hardware, scenario)
+    placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
+                                offload_pct=scenario.offload_pct)
+    tied_copy = layout.embedding_bytes if layout.output_is_tied_copy else 0.0
+    runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes + tied_copy
+    kv_bytes = kv.total_bytes if kv is not None else 0.0
+    required = weights.total_bytes + kv_bytes + runtime_bytes
+    fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
+    return MemoryPlan(weights, include_mtp, None, layout, kv, runtime, weights.total_bytes, runtime_bytes, fit)
+
+
+def _kv_per_block(model: ModelSpec, kv: KvBreakdown | None, layout: LlamaCppLayout) -> tuple[float, ...]:
+    """Each block's share of the KV cache (its layer kind's bytes per layer); MTP blocks keep none."""
+    if kv is None:
+        return (0.0,) * len(layout.blocks)
+    if layout.estimated:
+        return (kv.total_bytes,)
+    per_layer = {term.kind: term.bytes / term.layers for term in kv.terms if term.layers}
+    by_mixer = {
+        "full": per_layer.get("full", 0.0) + per_layer.get("mla", 0.0) + per_layer.get("dsa_indexer", 0.0),
+        "sliding": per_layer.get("sliding", 0.0),
+        "chunked": per_layer.get("chunked", 0.0),
+        "linear": per_layer.get("linear", 0.0),
+        "mamba": per_layer.get("mamba", 0.0),
+        "conv": per_layer.get("conv", 0.0),
+        "none": 0.0,
+    }
+    layers = model.layers
+    return tuple(by_mixer[layers[b.index].mixer] if b.index < len(layers) else 0.0 for b in layout.blocks)
+
+
+def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
+    gpus = scenario.gpus
+    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes)
+    kv = _kv_or_none(model, scenario)
+    if kv is None:
+        raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
+                          "vLLM's KV pool cannot be sized (use --engine llama.cpp)")
+    unified = hardware.kind == "unified"
+    offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
+        scenario.offload_pct / 100 * tp.per_rank_bytes)
+    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
+                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
+                             backend=hardware.backend)
+    placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes, per_rank_kv=kv.per_rank_bytes,
+                                      per_rank_runtime=runtime.device_bytes, gpus=gpus, unified=unified,
+                                      offload_pct=scenario.offload_pct)
+    runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes
+    required = tp.all_ranks_bytes + kv.total_bytes + runtime_bytes
+    usable = engine_usable_bytes(hardware, scenario)
+    fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
+    return MemoryPlan(weights, False, tp, None, kv, runtime, tp.all_ranks_bytes, runtime_bytes, fit)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Speed
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _ReadBytes:
+    """Bytes one decode token reads, split by where they live (all GPUs summed)."""
+
+    gpu_weights: float
+    ram_weights: float
+    gpu_kv: float
+    ram_kv: float
+    resident_weights: float  # weights held in GPU memory (prefill's memory floor)
+    resident_experts: float
+    routed_experts_total: float  # every routed expert, GPU and RAM, all ranks
+
+
+def _read_bytes(model: ModelSpec, plan: MemoryPlan, depth: int) -> _ReadBytes:
+    share = _expert_read_share(model)
+    placement = plan.placement
+    if plan.tensor_parallel is not None:
+        tp = plan.tensor_parallel
+        experts = tp.per_rank_expert_bytes * tp.tp
+        lookup = 0.0 if model.tie_word_embeddings else plan.weights.embedding_bytes  # a gather, not a matmul
+        dense = tp.all_ranks_bytes - experts - lookup
+    else:
+        layout = plan.layout
+        assert layout is not None
+        experts = sum(block.expert_bytes for block in layout.blocks)
+        dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
+        if layout.estimated:
+            share = 0.0  # the pseudo-block's "experts" are the bytes a token does not read
+    kv_read = kv_bytes_read(plan.kv, depth)
+    kv_ram_share = placement.offloaded_kv_bytes / plan.kv_bytes if plan.kv_bytes else 0.0
+    off_dense, off_experts = placement.offloaded_dense_bytes, placement.offloaded_expert_bytes
+    return _ReadBytes(
+        gpu_weights=max(0.0, dense - off_dense) + max(0.0, experts - off_experts) * share,
+        ram_weights=off_dense + off_experts * share,
+        gpu_kv=kv_read * (1 - kv_ram_share),
+        ram_kv=kv_read * kv_ram_share,
+        resident_weights=max(0.0, dense - off_dense) + max(0.0, experts - off_experts),
+        resident_experts=max(0.0, experts - off_experts),
+        routed_experts_total=experts if share else 0.0,
+    )
+
+
+def _expert_read_share(model: ModelSpec) -> float:
+    moe = model.moe
+    return moe.experts_per_token / moe.num_experts if moe else 0.0
+
+
+def kv_bytes_read(kv: KvBreakdown | None, depth: int) -> float:
+    """KV bytes one decode step of one sequence reads with ``depth`` tokens cached (all TP ranks summed):
+    growing layers read depth tokens, windowed layers at most their window, recurrent layers their state."""
+    if kv is None:
+        return 0.0
+    ranks = kv.tp if kv.engine == "vllm" else 1
+    total = 0.0
+    for term in kv.terms:
+        if term.per_sequence:
+            total += term.bytes / kv.batch
+        else:
+            seen = depth if term.window_tokens is None else min(depth, term.window_tokens)
+            total += term.bytes_per_token_per_layer * term.layers * seen * ranks
+    return total
+
+
+def _shape_source(model: ModelSpec) -> ModelSpec | None:
+    """The spec whose layer shapes stand in for the speed model's per-layer terms."""
+    return model if model.has_shapes else model.kv_proxy
+
+
+@dataclass(frozen=True)
+class Speeds:
+    decode: DecodeSpeed
+    aggregate: AggregateDecode
+    prefill: PrefillSpeed
+
+
+def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                    params: ParameterCount) -> Speeds:
+    reads = _read_bytes(model, plan, scenario.depth)
+    shapes = _shape_source(model)
+    num_layers = shapes.num_layers if shapes is not None else 0
+    moe_layers = sum(layer.ffn == "moe" for layer in shapes.layers) if shapes is not None else 0
+    parallelism = "tensor" if scenario.engine == "vllm" else "layer"
+    allreduce = model.hidden_size * ALLREDUCE_ELEMENT_BYTES
+    moe = model.moe
+    k, experts = (moe.experts_per_token, moe.num_experts) if moe else (0, 0)
+    attention_at_depth = attention_flops_per_token(shapes, context=scenario.depth) if shapes else 0.0
+    flops = 2 * params.active
+    decode = decode_speed(
+        weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
+        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=num_layers, gpus=scenario.gpus,
+        parallelism=parallelism, tp_allreduce_bytes_per_token=allreduce,
+        ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs, moe_layers=moe_layers)
+    aggregate = aggregate_decode(
+        batch=scenario.batch, weight_bytes_gpu=reads.gpu_weights, flops_per_token=flops + attention_at_depth,
+        hardware=hardware, num_layers=num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
+        weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
+        experts_per_token=k, num_experts=experts, gpus=scenario.gpus, parallelism=parallelism,
+        tp_allreduce_bytes_per_token=allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
+        moe_layers=moe_layers)
+    mean_context = scenario.depth + scenario.prompt / 2
+    prefill = prefill_speed(
+        flops_per_token=flops, prompt=scenario.prompt, hardware=hardware,
+        weight_bytes=reads.resident_weights, num_layers=num_layers,
+        attention_flops_per_token=attention_flops_per_token(shapes, context=mean_context) if shapes else 0.0,
+        routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
+        routed_expert_bytes=reads.resident_experts, experts_per_token=k, num_experts=experts,
+        weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=parallelism,
+        tp_allreduce_bytes_per_token=allreduce, n_ubatch=scenario.n_ubatch)
+    return Speeds(decode, aggregate, prefill)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The estimate
+# --------------------------------------------------------------------------------------------------------------
+
+
+def attention_kind(model: ModelSpec) -> str:
+    """mla, hybrid (linear/SSM layers), sliding (mixed windows), gqa, mha or mqa; "" when unknown."""
+    shapes = _shape_source(model)
+    if shapes is None:
+        return ""
+    mixers = {layer.mixer for layer in shapes.layers}
+    if shapes.mla is not None:
+        return "mla"
+    if mixers & {"linear", "mamba", "conv"}:
+        return "hybrid"
+    if mixers & {"sliding", "chunked"}:
+        return "sliding"
+    if shapes.attention is None:
+        return ""
+    if shapes.attention.num_kv_heads == 1:
+        return "mqa"
+    return "mha" if shapes.attention.num_kv_heads == shapes.attention.num_heads else "gqa"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Every breakdown of one estimate; ``to_contract_json`` is the stable JSON face."""
+
+    model: ModelSpec
+    hardware: HardwareSpec
+    scenario: Scenario
+    params: ParameterCount
+    memory: MemoryPlan
+    decode: DecodeSpeed
+    aggregate_decode: AggregateDecode
+    prefill: PrefillSpeed
+    cost: ServingCost | None
+    finetune: Mapping[str, FinetuneMemory] | None
+    kv_tokens_capacity: int | None
+    warnings: tuple[str, ...]
+
+    @property
+    def fit(self) -> FitResult:
+        return self.memory.fit
+
+    @property
+    def placement(self) -> Placement:
+        return self.memory.placement
+
+    @property
+    def weights(self) -> WeightBreakdown:
+        return self.memory.weights
+
+    @property
+    def kv(self) -> KvBreakdown | None:
+        return self.memory.kv
+
+    @property
+    def runtime(self) -> RuntimeBreakdown:
+        return self.memory.runtime
+
+    @property
+    def effective_offload_pct(self) -> float:
+        """Share of the weights in system RAM (explicit, or what automatic offload moved)."""
+        loaded = self.memory.weights_loaded_bytes
+        return self.placement.offloaded_weight_bytes / loaded * 100 if loaded else 0.0
+
+    def to_contract_json(self) -> dict[str, Any]:
+        """The JSON of docs/estimate-contract.md: memory in GiB (unrounded floats), speeds in tokens/s, USD."""
+        model, hardware, scenario, fit = self.model, self.hardware, self.scenario, self.fit
+        memory = self.memory
+        kv_gib = memory.kv.total_bytes / GIB if memory.kv is not None else None
+        return {
+            "model": {"slug": model.slug, "name": model.name, "params_total": self.params.total,
+                      "params_active": self.params.active, "attention": attention_kind(model)},
+            "hardware": {"slug": hardware.slug, "name": hardware.name, "count": scenario.gpus,
+                         "memory_gb": hardware.memory_gb, "usable_gib": fit.usable_bytes_per_gpu / GIB,
+                         "bandwidth_gbs": hardware.bandwidth_gbs},
+            "scenario": {"quant": memory.weights.quant, "context": scenario.context, "batch": scenario.batch,
+                         "kv_dtype": memory.kv.kv_dtype if memory.kv is not None else scenario.kv_dtype,
+                         "engine": scenario.engine, "offload_pct": self.effective_offload_pct,
+                         "depth": scenario.depth, "prompt": scenario.prompt},
+            "memory_gib": {"weights": memory.weights_loaded_bytes / GIB, "kv_cache": kv_gib,
+                           "runtime": memory.runtime_bytes / GIB,
+                           "offloaded": self.placement.offloaded_bytes / GIB,
+                           "required": fit.required_bytes / GIB, "per_gpu": self.placement.per_gpu_bytes / GIB},
+            "headroom_gib": fit.headroom_bytes / GIB,
+            "utilization_pct": fit.utilization_pct,
+            "verdict": fit.verdict,
+            "decode_tok_s": self.decode.tokens_per_s,
+            "aggregate_decode_tok_s": self.aggregate_decode.tokens_per_s,
+            "prefill_tok_s": self.prefill.tokens_per_s,
+            "ttft_ms": self.prefill.ttft_ms,
+            "cost_per_mtok_usd": self.cost.single_stream_usd_per_mtok if self.cost else None,
+            "kv_tokens_capacity": self.kv_tokens_capacity,
+            "finetune_gib": ({method: memory_.total / GIB for method, memory_ in self.finetune.items()}
+                             if self.finetune else {"qlora": None, "lora": None, "full": None}),
+            "warnings": list(self.warnings),
+        }
+
+
+def estimate(
+    model: ModelSpec,
+    hardware: HardwareSpec,
+    scenario: Scenario,
+    *,
+    offers: Sequence[CloudOfferSpec] = (),
+    hardware_catalog: Sequence[HardwareSpec] = (),
+) -> Estimate:
+    """Memory, fit, speed, cost and fine-tuning for ``model`` on ``scenario.gpus`` × ``hardware``.
+
+    ``offers``: cloud offers to price the scenario on (the cheapest whose accelerator × count fits wins);
+    ``hardware_catalog``: the accelerators those offers refer to (looked up by slug; ``hardware`` is always known).
+    Raises SizingError (one line, naming the option) on input it cannot size.
+    """
+    validate_scenario(scenario)
+    params = count_parameters(model)
+    plan = plan_memory(model, hardware, scenario)
+    speeds = estimate_speeds(model, hardware, scenario, plan, params)
+    cost = _cheapest_cost(model, hardware, scenario, offers, hardware_catalog, params)
+    finetune = _finetune(model, params.total)
+    capacity = _kv_tokens_capacity(scenario, plan)
+    warnings = _warnings(model, hardware, scenario, plan, speeds, cost, offers, finetune, capacity)
+    return Estimate(model, hardware, scenario, params, plan, speeds.decode, speeds.aggregate, speeds.prefill, cost,
+                    finetune, capacity, warnings)
+
+
+def _kv_tokens_capacity(scenario: Scenario, plan: MemoryPlan) -> int | None:
+    if scenario.engine == "vllm":
+        return plan.runtime.kv_capacity_tokens
+    return scenario.context * scenario.batch if plan.kv is not None else None
+
+
+@lru_cache(maxsize=1024)
+def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMemory] | None:
+    if not model.has_shapes:
+        return None
+    try:
+        return finetune_memory_all(model, params_total)
+    except SizingError:
+        return None
+
+
+def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
+                   catalog: Sequence[HardwareSpec], params: ParameterCount) -> ServingCost | None:
+    if not offers:
+        return None
+    by_slug = {spec.slug: spec for spec in catalog}
+    by_slug[hardware.slug] = hardware
+
+    def scenario_on(offer: CloudOfferSpec) -> Scenario:
+        return replace(scenario, gpus=offer.gpu_count)
+
+    def fits(offer: CloudOfferSpec) -> bool:
+        accelerator = by_slug.get(offer.accelerator_slug)
+        if accelerator is None:
+            return False
+        try:
+            return plan_memory(model, accelerator, scenario_on(offer)).fit.fits
+        except SizingError:
+            return False  # e.g. vLLM cannot split the heads over this offer's GPU count
+
+    offer = cheapest_offer(offers, fits)
+    if offer is None:
+        return None
+    accelerator = by_slug[offer.accelerator_slug]
+    on_offer = scenario_on(offer)
+    speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
+    return ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
+                                aggregate_decode_tok_s=speeds.aggregate.tokens_per_s)
+
+
+def _gib(value: float) -> str:
+    return f"{value / GIB:,.2f} GiB"
+
+
+def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, speeds: Speeds,
+              cost: ServingCost | None, offers: Sequence[CloudOfferSpec],
+              finetune: Mapping[str, FinetuneMemory] | None, capacity: int | None) -> tuple[str, ...]:
+    notes: list[str] = []
+    if model.max_context and scenario.context > model.max_context:
+        notes.append(f"context exceeds the model's {model.max_context} maximum")
+    if scenario.depth + scenario.prompt > scenario.context:
+        notes.append(f"depth + prompt ({scenario.depth + scenario.prompt:,} tokens) exceed --context "
+                     f"{scenario.context:,}: the prefill figures assume a cache that could hold them")
+    if not model.has_shapes:
+        notes.append(f"estimated: no config.json for {model.name}; weights are the stated "
+                     f"{model.stated_params_total or 0:.3g} parameters × the format's bits per weight")
+        if model.kv_proxy is not None:
+            notes.append(f"estimated: KV cache and per-layer speed terms from {model.kv_proxy.name}, "
+                         "the nearest sourced family member")
+        else:
+            notes.append("KV cache unknown: no config.json and no sourced family member; memory figures "
+                         "exclude it and kv_cache is null")
+    if plan.weights.source == "published file size":
+        notes.append(f"weights from the published {plan.weights.quant} file size")
+    elif plan.weights.rule_from:
+        notes.append(f"{plan.weights.quant} is a per-layer recipe without a published size for this model; "
+                     f"sized with the {plan.weights.rule_from} rules (approximate)")
+    if plan.include_mtp:
+        notes.append(f"includes the {model.mtp_layers} MTP layer(s) the GGUF stores ({_gib(plan.weights.mtp_bytes)})")
+    if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
+        notes.append("vLLM's GGUF support is experimental; vLLM usually serves BF16, FP8, AWQ or GPTQ checkpoints")
+    notes += _fit_warnings(hardware, scenario, plan, capacity)
+    if speeds.prefill.tokens_per_s is None:
+        notes.append(f"prefill speed and TTFT unknown: {hardware.name} has no published FP16 TFLOPS")
+    if offers and cost is None:
+        notes.append("no catalog cloud offer fits this scenario: cost per 1M tokens unknown")
+    if finetune is None:
+        notes.append("fine-tuning memory unknown: it needs the model's layer shapes (config.json)")
+    return tuple(notes)
+
+
+def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, capacity: int | None) -> list[str]:
+    notes = []
+    placement = plan.placement
+    if hardware.kind == "unified" and scenario.offload_pct:
+        notes.append("unified memory has no separate system RAM: --offload-pct does not apply")
+    if placement.mode == "auto":
+        notes.append(f"does not fit in GPU memory: {_gib(placement.offloaded_bytes)} in system RAM; "
+                     f"{placement.explanation}")
+    elif placement.mode == "explicit":
+        notes.append(placement.explanation)
+    if scenario.engine == "vllm":
+        if plan.fit.verdict == "exceeds":
+            notes.append("vLLM does not offload automatically and will not start; add GPUs, a smaller --quant, "
+                         "or --offload-pct (vLLM --cpu-offload-gb)")
+        elif capacity is not None and capacity < scenario.context:
+            notes.append(f"vLLM's KV pool holds {capacity:,} tokens, less than one {scenario.context:,}-token "
+                         "request: vLLM will refuse this --context")
+        elif capacity is not None and capacity < scenario.context * scenario.batch:
+            notes.append(f"vLLM's KV pool holds {capacity:,} tokens: fewer than {scenario.batch} full "
+                         f"{scenario.context:,}-token sequences run at once")
+    return notes
+
+
+def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hardware") -> HardwareSpec:
+    """An accelerator described as in docs/estimate-contract.md (``--hardware`` file, web form); SizingError
+    naming the field on anything missing, mistyped or out of range."""
+    if not isinstance(data, Mapping):
+        raise SizingError(f"{option}: expected a JSON object, got {type(data).__name__}")
+    known = set(_HARDWARE_NUMBERS) | {"name", "vendor", "kind", "backend", "interconnect", "slug"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SizingError(f"{option}: unknown field {unknown[0]!r}")
+    for key in ("name", "memory_gb", "bandwidth_gbs"):
+        if data.get(key) is None:
+            raise SizingError(f"{option}: {key!r} is required")
+    values: dict[str, Any] = {}
+    for key in ("name", "vendor", "interconnect", "slug"):
+        value = data.get(key, "")
+        if not isinstance(value, str) or len(value) > 120 or (key == "name" and not value.strip()):
+            raise SizingError(f"{option}: {key!r} must be a text of 1 to 120 characters")
+        values[key] = value.strip()
+    for key, (low, high) in _HARDWARE_NUMBERS.items():
+        value = data.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise SizingError(f"{option}: {key!r} must be a number (got {value!r})")
+        if not low < value <= high:
+            raise SizingError(f"{option}: {key!r} must be above {low:g} and at most {high:g} (got {value:g})")
+        values[key] = float(value)
+    kind = data.get("kind", "discrete")
+    if kind not in ("discrete", "accelerator", "unified"):
+        raise SizingError(f"{option}: 'kind' must be discrete, accelerator or unified (got {kind!r})")
+    backend = data.get("backend", "cuda")
+    if backend not in ("cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"):
+        raise SizingError(f"{option}: 'backend' must be cuda, rocm, metal, vulkan, sycl, cann or other "
+                          f"(got {backend!r})")
+    return HardwareSpec(
+        slug=values.pop("slug") or slug, name=values.pop("name"), vendor=values.pop("vendor"),
+        kind=kind, backend=backend, **values)
+
+
+# Numeric --hardware fields: (exclusive lower bound, inclusive upper bound). Upper bounds are far above any
+# product (a 2 TB accelerator, 100 TB/s, 100 PFLOPS, 100 kW) but keep the arithmetic finite.
+_HARDWARE_NUMBERS: dict[str, tuple[float, float]] = {
+    "memory_gb": (0.0, 2048.0),
+    "bandwidth_gbs": (0.0, 100_000.0),
+    "fp16_tflops": (0.0, 100_000.0),
+    "fp8_tflops": (0.0, 200_000.0),
+    "tdp_w": (0.0, 100_000.0),
+    "usable_memory_factor": (0.0, 1.0),
+    "interconnect_gbs": (0.0, 100_000.0),
+    "price_usd": (0.0, 10_000_000.0),
+}
