@@ -396,9 +396,13 @@ def prefill_speed(
 
     touched = experts_touched_fraction(experts_per_token=experts_per_token, num_experts=num_experts, tokens=rows)
     bytes_read = weight_bytes - routed_expert_bytes * (1.0 - touched)
+    transfer_s = 0.0
+    if hardware.kind == "unified":  # one memory pool: "offloaded" weights are read like the rest
+        bytes_read += weight_bytes_ram
+    else:
+        transfer_s = weight_bytes_ram / (DEFAULT_PCIE_GBS * GB)
     parallel_gpus = gpus if parallelism == "tensor" else 1
     memory_s = bytes_read / (hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus)
-    transfer_s = weight_bytes_ram / (DEFAULT_PCIE_GBS * GB)
     if parallelism == "tensor":
         transfer_s += allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * rows, num_layers=num_layers, hardware=hardware

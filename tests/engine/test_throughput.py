@@ -269,3 +269,15 @@ def test_calibration_medians_stay_within_the_targets():
     # Vulkan: the first three (no MoE rows); ROCm: the two efficiencies (one decode row) -> 15
     assert len(summary["fitted_parameters"]) == 15
     assert all(math.isfinite(value) for value in summary["fitted_parameters"].values())
+
+
+def test_prefill_streams_offloaded_weights_over_pcie_once_per_micro_batch():
+    # 10e9 B in RAM over PCIe 4.0 x16 (25 GB/s default) = 0.4 s per 512-token micro-batch, added to
+    # max(compute 14e9 x 512 / (50e12 x 8/9) = 161.28 ms, memory 8e9 / 800e9 = 10 ms): 512 / 0.56128 s
+    speed = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, weight_bytes_ram=10e9,
+                          num_layers=32, calibration=CAL)
+    assert speed.transfer_s == pytest.approx(0.4)
+    assert speed.tokens_per_s == pytest.approx(512 / 0.56128)
+    unified = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=replace(GPU, kind="unified"),
+                            weight_bytes=8e9, weight_bytes_ram=10e9, num_layers=32, calibration=CAL)
+    assert unified.transfer_s == 0 and unified.weight_bytes_read == pytest.approx(18e9)
