@@ -1,0 +1,91 @@
+"""Catalog → engine: the one code path the web pages and ``manage.py estimate`` share.
+
+The catalog queries live here; the engine (``reports.sizing``) only sees specs. A ``CatalogSnapshot`` loads the
+accelerators and cloud offers once, so a page (or the grid test) that sizes many pairs does not re-query them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel
+from catalog.specs import hardware_spec, kv_proxy_for, model_spec, offer_spec
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import Estimate, estimate
+from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+
+
+def _latest_new_price(row: Accelerator) -> float | None:
+    prices = [p for p in row.prices.all() if p.condition == HardwarePrice.Condition.NEW]
+    latest = max(prices, key=lambda p: p.as_of, default=None)
+    return float(latest.usd) if latest is not None else None
+
+
+class CatalogSnapshot:
+    """Specs of the catalog's accelerators and active cloud offers, read once."""
+
+    def __init__(self) -> None:
+        self._model_specs: dict[str, ModelSpec] = {}
+
+    @cached_property
+    def hardware(self) -> dict[str, HardwareSpec]:
+        rows = Accelerator.objects.prefetch_related("prices")
+        return {row.slug: hardware_spec(row, price_usd=_latest_new_price(row)) for row in rows}
+
+    @cached_property
+    def offers(self) -> tuple[CloudOfferSpec, ...]:
+        rows = CloudOffer.objects.filter(is_active=True).select_related("accelerator")
+        return tuple(offer_spec(row) for row in rows)
+
+    @cached_property
+    def _models(self) -> dict[str, LLMModel]:
+        return {row.slug: row for row in LLMModel.objects.prefetch_related("published_sizes")}
+
+    def model(self, slug: str) -> ModelSpec:
+        """The engine spec of a catalog model (with its KV proxy when it has no config.json)."""
+        row = self._models.get(slug)
+        if row is None:
+            raise SizingError(f"--model {slug!r} is not in the catalog (see --list)")
+        if slug not in self._model_specs:
+            proxy = kv_proxy_for(row, list(self._models.values()))
+            self._model_specs[slug] = model_spec(row, kv_proxy=proxy)
+        return self._model_specs[slug]
+
+    def accelerator(self, slug: str) -> HardwareSpec:
+        spec = self.hardware.get(slug)
+        if spec is None:
+            raise SizingError(f"--gpu {slug!r} is not in the catalog (see --list)")
+        return spec
+
+    @property
+    def model_slugs(self) -> list[str]:
+        return list(self._models)
+
+    def estimate(self, model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> Estimate:
+        return estimate(model, hardware, scenario, offers=self.offers, hardware_catalog=tuple(self.hardware.values()))
+
+
+def estimate_for(model_slug: str, hardware_slug: str, scenario: Scenario,
+                 catalog: CatalogSnapshot | None = None) -> Estimate:
+    """The estimate for a catalog model on a catalog accelerator (SizingError naming the bad option)."""
+    catalog = catalog or CatalogSnapshot()
+    return catalog.estimate(catalog.model(model_slug), catalog.accelerator(hardware_slug), scenario)
+
+
+@dataclass(frozen=True)
+class Listing:
+    models: list[dict]
+    hardware: list[dict]
+
+    def as_json(self) -> dict:
+        return {"models": self.models, "hardware": self.hardware}
+
+
+def catalog_listing() -> Listing:
+    """``manage.py estimate --list``: every model (slug, name, hf_repo) and accelerator (slug, name, vendor, GB)."""
+    models = [{"slug": m.slug, "name": m.name, "hf_repo": m.hf_repo}
+              for m in LLMModel.objects.only("slug", "name", "hf_repo").order_by("name")]
+    hardware = [{"slug": a.slug, "name": a.name, "vendor": a.vendor, "memory_gb": a.memory_gb}
+                for a in Accelerator.objects.only("slug", "name", "vendor", "memory_gb")]
+    return Listing(models, hardware)
