@@ -314,6 +314,12 @@ def kv_bytes_read(kv: KvBreakdown | None, depth: int) -> float:
     return total
 
 
+@lru_cache(maxsize=8192)
+def _attention_flops(shapes: ModelSpec | None, context: float) -> float:
+    """throughput.attention_flops_per_token, cached (it walks every layer; estimates repeat the same context)."""
+    return attention_flops_per_token(shapes, context=context) if shapes is not None else 0.0
+
+
 def _shape_source(model: ModelSpec) -> ModelSpec | None:
     """The spec whose layer shapes stand in for the speed model's per-layer terms."""
     return model if model.has_shapes else model.kv_proxy
@@ -336,7 +342,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     allreduce = model.hidden_size * ALLREDUCE_ELEMENT_BYTES
     moe = model.moe
     k, experts = (moe.experts_per_token, moe.num_experts) if moe else (0, 0)
-    attention_at_depth = attention_flops_per_token(shapes, context=scenario.depth) if shapes else 0.0
+    attention_at_depth = _attention_flops(shapes, scenario.depth)
     flops = 2 * params.active
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
@@ -354,7 +360,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     prefill = prefill_speed(
         flops_per_token=flops, prompt=scenario.prompt, hardware=hardware,
         weight_bytes=reads.resident_weights, num_layers=num_layers,
-        attention_flops_per_token=attention_flops_per_token(shapes, context=mean_context) if shapes else 0.0,
+        attention_flops_per_token=_attention_flops(shapes, mean_context),
         routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
         routed_expert_bytes=reads.resident_experts, experts_per_token=k, num_experts=experts,
         weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=parallelism,
@@ -507,31 +513,46 @@ def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMem
 
 def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
                    catalog: Sequence[HardwareSpec], params: ParameterCount) -> ServingCost | None:
+    """Cost per 1M tokens on the cheapest offer whose accelerator × GPU count fits the scenario.
+
+    Offers are tried in economics.cheapest_offer's order (hourly price, then fewer GPUs, provider, instance) and
+    the first that fits is the cheapest; cheapest_offer then confirms it. An offer whose GPUs cannot even hold
+    the weights is rejected before its memory plan is computed.
+    """
     if not offers:
         return None
     by_slug = {spec.slug: spec for spec in catalog}
     by_slug[hardware.slug] = hardware
-
-    def scenario_on(offer: CloudOfferSpec) -> Scenario:
-        return replace(scenario, gpus=offer.gpu_count)
-
-    def fits(offer: CloudOfferSpec) -> bool:
-        accelerator = by_slug.get(offer.accelerator_slug)
-        if accelerator is None:
-            return False
-        try:
-            return plan_memory(model, accelerator, scenario_on(offer)).fit.fits
-        except SizingError:
-            return False  # e.g. vLLM cannot split the heads over this offer's GPU count
-
-    offer = cheapest_offer(offers, fits)
+    first_fit = next((offer for offer in sorted(offers, key=_offer_order)
+                      if _offer_fits(model, by_slug.get(offer.accelerator_slug), scenario, offer)), None)
+    offer = cheapest_offer([first_fit] if first_fit else [], lambda _: True)
     if offer is None:
         return None
     accelerator = by_slug[offer.accelerator_slug]
-    on_offer = scenario_on(offer)
+    on_offer = replace(scenario, gpus=offer.gpu_count)
     speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
     return ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
                                 aggregate_decode_tok_s=speeds.aggregate.tokens_per_s)
+
+
+def _offer_order(offer: CloudOfferSpec) -> tuple:
+    return (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance)  # economics.cheapest_offer's key
+
+
+def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Scenario,
+                offer: CloudOfferSpec) -> bool:
+    if accelerator is None:
+        return False  # the offer names an accelerator outside the catalog
+    on_offer = replace(scenario, gpus=offer.gpu_count)
+    if scenario.offload_pct is None:
+        # Lower bound of what the GPUs must hold: the weights, less llama.cpp's host-side input embedding.
+        weights = weight_bytes(model, scenario.quant, include_mtp=False)
+        if weights.total_bytes - weights.embedding_bytes > offer.gpu_count * engine_usable_bytes(accelerator, on_offer):
+            return False  # not even the weights fit: skip the full plan
+    try:
+        return plan_memory(model, accelerator, on_offer).fit.fits
+    except SizingError:
+        return False  # e.g. vLLM cannot split the heads over this offer's GPU count
 
 
 def _gib(value: float) -> str:

@@ -7,7 +7,8 @@ The engine is pure Python: it never imports Django. ``catalog`` turns ORM rows i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 # Mixer of one decoder layer: what the layer does across tokens.
@@ -105,6 +106,9 @@ class MoeShape:
     shared_expert_intermediate_size: int | None = None  # None: num_shared × expert_intermediate_size
 
 
+_MODEL_SPEC_HASHES: dict[int, int] = {}  # id(spec) → hash, see ModelSpec.__hash__
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     slug: str
@@ -142,6 +146,19 @@ class ModelSpec:
     kv_proxy: ModelSpec | None = None
     # Published file sizes in bytes by quant name (GGUF listings): used for recipes shapes cannot predict (UD-*).
     published_sizes: tuple[tuple[str, int], ...] = ()
+
+    # The engine's lru_caches key on specs, and the generated hash walks every LayerSpec of the tuple (~300 hash
+    # calls for a 92-layer model) on each lookup; a spec is immutable, so its hash is computed once. The value is
+    # kept outside the instance (its __dict__ stays the fields, for ModelSpec(**spec.__dict__) and pickling) and
+    # dropped when the spec is collected, before its id can be reused.
+    def __hash__(self) -> int:
+        key = id(self)
+        cached = _MODEL_SPEC_HASHES.get(key)
+        if cached is None:
+            cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            _MODEL_SPEC_HASHES[key] = cached
+            weakref.finalize(self, _MODEL_SPEC_HASHES.pop, key, None)
+        return cached
 
     @property
     def num_layers(self) -> int:
