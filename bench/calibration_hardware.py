@@ -1,15 +1,23 @@
 """Public specs of the GPUs named in ``bench/data/throughput_calibration.csv``.
 
 Only what the speed model needs: peak memory bandwidth (decimal GB/s), dense FP16 tensor/matrix throughput
-(TFLOPS, FP32 accumulate where the vendor distinguishes it, as in ``HardwareSpec.fp16_tflops``), whether memory
-is unified, and how many GPUs the row used. Each entry names its source. ``None`` TFLOPS means no public figure
-was found (the speed model then reports prefill as "not published").
+(TFLOPS, FP32 accumulate where the vendor distinguishes it, as in ``HardwareSpec.fp16_tflops``), the dense FP16
+rate with FP16 accumulate where it differs (``HardwareSpec.fp16_acc_tflops``: GeForce), the NVIDIA architecture
+family (``HardwareSpec.architecture``), whether memory is unified, and how many GPUs the row used. Each entry
+names its source. ``None`` TFLOPS means no public figure was found (the speed model then reports prefill as "not
+published"); ``None`` FP16-accumulate TFLOPS means the part runs both accumulate modes at one rate.
 
 Rules used for derived figures (stated per entry):
 - NVIDIA whitepaper method (GA10x / AD10x / GB20x): dense FP16 tensor FLOPs with FP16 accumulate =
   SMs x 1024 FLOPs/clock x boost clock; GeForce runs FP32 accumulate at half that, professional SKUs at full
   rate. It reproduces the whitepaper figures for RTX 3090 (71/142), RTX 4090 (165.2/330.3) and RTX 5090
-  (209.5/419) (see /work/shared/data/NOTES-accelerators.md, "Whitepaper method").
+  (209.5/419) (see /work/shared/data/NOTES-accelerators.md, "Whitepaper method"). Full rate on a professional
+  Blackwell part is also measured: an mma.sync rate probe on the RTX PRO 6000 Blackwell Max-Q gives 1023.7
+  FLOPs/SM/clock with FP16 accumulate and 1023.8 with FP32 accumulate (github:waynehacking8/
+  blackwell-tensorcore-kernels results/mma_rate_probe.csv).
+- Hopper: NVIDIA's H100 table lists the same dense FP16 tensor peak with FP16 and with FP32 accumulate (1000
+  TFLOPS SXM5, 800 PCIe; "NVIDIA Hopper Architecture In-Depth" table 3, quoted in
+  https://forums.developer.nvidia.com/t/theoretical-tflops-for-fp16-bf16-and-tf32-for-tensor-and-non-tensor/218102/3).
 - Apple GPUs: FP16 = FP32 rate (philipturner/metal-benchmarks README, "F16/I16 arithmetic is not faster than
   32-bit counterparts"; per-core table "FP16/FP32 Ratio 1"), 128 FP32 ALUs per core, one FMA = 2 FLOPs:
   TFLOPS = cores x 128 x 2 x GPU clock.
@@ -17,7 +25,7 @@ Rules used for derived figures (stated per entry):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reports.sizing.specs import HardwareSpec
 
@@ -40,6 +48,8 @@ class CalibrationGpu:
     kind: str = "discrete"  # "unified" for Apple, DGX Spark, Ryzen AI Max
     count: int = 1
     source: str = ""
+    fp16_acc_tflops: float | None = None  # None: same rate as fp16_tflops
+    architecture: str = ""  # NVIDIA family (HardwareSpec.architecture); "" elsewhere
 
 
 def _apple(cores: int, clock_ghz: float, bandwidth_gbs: float, clock_source: str) -> CalibrationGpu:
@@ -52,24 +62,37 @@ def _apple(cores: int, clock_ghz: float, bandwidth_gbs: float, clock_source: str
     )
 
 
-def _nvidia_geforce(sms: int, boost_ghz: float, bandwidth_gbs: float, source: str) -> CalibrationGpu:
-    """GeForce: dense FP16 tensor with FP32 accumulate = SMs x 1024 x clock / 2 (whitepaper method)."""
+def _nvidia_geforce(sms: int, boost_ghz: float, bandwidth_gbs: float, architecture: str,
+                    source: str) -> CalibrationGpu:
+    """GeForce: dense FP16 tensor with FP16 accumulate = SMs x 1024 x clock, FP32 accumulate half that
+    (whitepaper method)."""
+    fp16_acc = sms * 1024 * boost_ghz / 1000
     return CalibrationGpu(
         bandwidth_gbs=bandwidth_gbs,
-        fp16_tflops=round(sms * 1024 * boost_ghz / 2 / 1000, 1),
-        source=f"DERIVED: {sms} SM x 1024 x {boost_ghz} GHz / 2 (GeForce FP32 accumulate); {source}",
+        fp16_tflops=round(fp16_acc / 2, 1),
+        fp16_acc_tflops=round(fp16_acc, 1),
+        architecture=architecture,
+        source=f"DERIVED: {sms} SM x 1024 x {boost_ghz} GHz (FP16 accumulate), / 2 (GeForce FP32 accumulate); "
+               f"{source}",
     )
 
 
-_RTX_4090 = CalibrationGpu(1008, 165.2, source=ACCELERATORS_CSV.format("RTX 4090"))
-_RTX_3090 = CalibrationGpu(936, 71, source=ACCELERATORS_CSV.format("RTX 3090") + " (GA102 whitepaper)")
-_RTX_5090 = CalibrationGpu(1792, 209.5, source=ACCELERATORS_CSV.format("RTX 5090"))
-_RTX_5080 = CalibrationGpu(960, 112.6, source=ACCELERATORS_CSV.format("RTX 5080"))
+# GeForce rows of accelerators.csv: fp16_bf16_dense_tflops / fp16_dense_tflops_fp16acc.
+_RTX_4090 = CalibrationGpu(1008, 165.2, fp16_acc_tflops=330.3, architecture="ada",
+                           source=ACCELERATORS_CSV.format("RTX 4090"))
+_RTX_3090 = CalibrationGpu(936, 71, fp16_acc_tflops=142, architecture="ampere",
+                           source=ACCELERATORS_CSV.format("RTX 3090") + " (GA102 whitepaper)")
+_RTX_5090 = CalibrationGpu(1792, 209.5, fp16_acc_tflops=419.2, architecture="blackwell",
+                           source=ACCELERATORS_CSV.format("RTX 5090"))
+_RTX_5080 = CalibrationGpu(960, 112.6, fp16_acc_tflops=225.1, architecture="blackwell",
+                           source=ACCELERATORS_CSV.format("RTX 5080"))
 _RTX_PRO_6000 = CalibrationGpu(
     1792,
     503.8,
+    architecture="blackwell",
     source=ACCELERATORS_CSV.format("RTX PRO 6000 Blackwell 96GB") + " for bandwidth; TFLOPS DERIVED: 188 SM x 1024 x "
-    "2.617 GHz (professional SKU: FP32 accumulate at full rate, whitepaper method)",
+    "2.617 GHz (professional SKU: FP32 accumulate at full rate, whitepaper method; the full rate is measured, "
+    "see the module docstring)",
 )
 _M2_ULTRA_76 = _apple(76, 1.398, 800, METAL_BENCHMARKS)
 
@@ -77,30 +100,32 @@ _M2_ULTRA_76 = _apple(76, 1.398, 800, METAL_BENCHMARKS)
 CALIBRATION_GPUS: dict[str, CalibrationGpu] = {
     # --- NVIDIA (CUDA and Vulkan rows) ---
     "RTX 4090 24GB": _RTX_4090,
-    "RTX 4080 16GB": _nvidia_geforce(76, 2.505, 716.8, "NVIDIA Ada Lovelace whitepaper, RTX 4080 (16GB) column: 76 SM, "
+    "RTX 4080 16GB": _nvidia_geforce(76, 2.505, 716.8, "ada", "NVIDIA Ada Lovelace whitepaper, RTX 4080 (16GB) column: 76 SM, "
                                      "2505 MHz boost, 22.4 Gbps x 256-bit = 716.8 GB/s; published 97.5 / 194.9 TFLOPS"),
-    "RTX 4070 Ti 12GB": _nvidia_geforce(60, 2.61, 504, "RTX 4070 Ti: 7680 CUDA cores = 60 SM, 2610 MHz boost, 21 Gbps x 192-bit = 504 GB/s "
+    "RTX 4070 Ti 12GB": _nvidia_geforce(60, 2.61, 504, "ada", "RTX 4070 Ti: 7680 CUDA cores = 60 SM, 2610 MHz boost, 21 Gbps x 192-bit = 504 GB/s "
                                         "(https://purespecs.click/nvidia-geforce-rtx-4070-ti-gpu-specs/)"),
-    "RTX 3070 8GB": _nvidia_geforce(46, 1.725, 448, "NVIDIA GA102 whitepaper appendix, RTX 3070 column: 46 SM, 1725 MHz, "
+    "RTX 3070 8GB": _nvidia_geforce(46, 1.725, 448, "ampere", "NVIDIA GA102 whitepaper appendix, RTX 3070 column: 46 SM, 1725 MHz, "
                                     "14 Gbps x 256-bit = 448 GB/s"),
     "RTX 3090": _RTX_3090,
-    "2x RTX 3090": CalibrationGpu(936, 71, count=2, source=_RTX_3090.source),
+    "2x RTX 3090": replace(_RTX_3090, count=2),
     "RTX 5090": _RTX_5090,
     "RTX 5090 32GB": _RTX_5090,
     "RTX 5080": _RTX_5080,
     "RTX 5080 16GB": _RTX_5080,
-    "RTX 5070 Ti 16GB": CalibrationGpu(896, 87.9, source=ACCELERATORS_CSV.format("RTX 5070 Ti")),
-    "RTX 5060 Ti": _nvidia_geforce(36, 2.572, 448, "RTX 5060 Ti 16GB: 36 SM, 2572 MHz boost, 28 Gbps x 128-bit = 448 GB/s "
+    "RTX 5070 Ti 16GB": CalibrationGpu(896, 87.9, fp16_acc_tflops=175.8, architecture="blackwell",
+                                       source=ACCELERATORS_CSV.format("RTX 5070 Ti")),
+    "RTX 5060 Ti": _nvidia_geforce(36, 2.572, 448, "blackwell", "RTX 5060 Ti 16GB: 36 SM, 2572 MHz boost, 28 Gbps x 128-bit = 448 GB/s "
                                    "(https://prepmusiclog.com/nvidia-rtx-5060-5060-ti-review-you-can-have-"
                                    "affordable-or-future-proof-pick-one spec table; SM count: intopress.info "
                                    "review table)"),
     "RTX PRO 6000 Blackwell": _RTX_PRO_6000,
     "RTX PRO 6000 96GB": _RTX_PRO_6000,
     # Max-Q: same memory (1792 GB/s), lower power limit; only a decode row uses it, TFLOPS not needed.
-    "RTX PRO 6000 Max-Q 96GB": CalibrationGpu(1792, None, source=ACCELERATORS_CSV.format("RTX PRO 6000 Blackwell 96GB")),
+    "RTX PRO 6000 Max-Q 96GB": CalibrationGpu(1792, None, architecture="blackwell",
+                                              source=ACCELERATORS_CSV.format("RTX PRO 6000 Blackwell 96GB")),
     # nvidia-smi names the SXM part "H100 80GB HBM3" (the PCIe part is "H100 PCIe"), so the row is taken as SXM.
-    "H100 80GB": CalibrationGpu(3350, 989.4, source=ACCELERATORS_CSV.format("H100 80GB SXM")),
-    "DGX Spark (GB10)": CalibrationGpu(273, None, kind="unified", source=ACCELERATORS_CSV.format("DGX Spark (GB10 128GB)")
+    "H100 80GB": CalibrationGpu(3350, 989.4, architecture="hopper", source=ACCELERATORS_CSV.format("H100 80GB SXM")),
+    "DGX Spark (GB10)": CalibrationGpu(273, None, kind="unified", architecture="blackwell", source=ACCELERATORS_CSV.format("DGX Spark (GB10 128GB)")
                                        + "; FP16 dense not published (only 1 PFLOP FP4 sparse)"),
     # --- AMD / Intel (Vulkan, HIP rows) ---
     "RX 9070 XT": CalibrationGpu(640, 194.7, source="640 GB/s = 20 Gbps x 256-bit (multiplayer.it / purepc.pl launch "
@@ -164,5 +189,7 @@ def hardware_spec(gpu: str, csv_backend: str) -> tuple[HardwareSpec, int]:
         kind=entry.kind,  # type: ignore[arg-type]
         backend=CSV_BACKENDS[csv_backend],  # type: ignore[arg-type]
         fp16_tflops=entry.fp16_tflops,
+        fp16_acc_tflops=entry.fp16_acc_tflops,
+        architecture=entry.architecture,
     )
     return spec, entry.count

@@ -190,6 +190,14 @@ class HardwareSpec:
     interconnect: str = ""
     interconnect_gbs: float | None = None
     price_usd: float | None = None
+    # Dense FP16 tensor peak with FP16 accumulate. GeForce parts run FP32 accumulate at half their tensor rate,
+    # so for them this is 2 x fp16_tflops (NVIDIA GA102/AD102/GB202 whitepapers); professional and datacenter
+    # parts run both at the same rate. None = same as fp16_tflops.
+    fp16_acc_tflops: float | None = None
+    # GPU micro-architecture family, lower case ("ampere", "ada", "hopper", "blackwell", ...); "" = unknown.
+    # The speed model uses it where an engine's kernels cannot reach the datasheet peak on a family
+    # (reports/sizing/throughput.py, LLAMA_CPP_TENSOR_PEAK_SHARE).
+    architecture: str = ""
 
 
 @dataclass(frozen=True)
