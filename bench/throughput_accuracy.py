@@ -170,7 +170,7 @@ def predict(row: Measurement) -> Prediction:
     )
     if speed.tokens_per_s is None:
         return Prediction(row, None, "FP16 TFLOPS not published")
-    detail = f"{model.flops_per_token / 1e9:.1f} GFLOP/token, {hardware.fp16_tflops} TFLOPS, {speed.bound}-bound"
+    detail = f"{model.flops_per_token / 1e9:.1f} GFLOP/token, {speed.peak_tflops:.1f} TFLOPS peak, {speed.bound}-bound"
     return Prediction(row, speed.tokens_per_s, detail)
 
 
@@ -295,8 +295,9 @@ def fit(rows: list[Measurement] | None = None) -> dict[str, throughput.BackendCa
         if moe_decode:
             base = _best(name, moe_decode, [replace(base, moe_layer_overhead_factor=f) for f in _frange(0.5, 4.0, 0.1)])
         widths = _frange(0, 256, 8) if any(is_moe[r] for r in prefill) else [base.gemm_half_width]
+        # An efficiency is a share of the usable tensor peak (throughput.tensor_peak_tflops), so at most 1.
         base = _best(name, prefill, [replace(base, compute_efficiency=e, gemm_half_width=h)
-                                     for h in widths for e in _frange(0.02, 1.5, 0.01)])
+                                     for h in widths for e in _frange(0.02, 1.0, 0.01)])
         fitted[name] = base
     for name, calibration in fitted.items():
         print(f'"{name}": {calibration},')

@@ -8,8 +8,16 @@ Decode (one stream) is memory-bound: every token streams the active weights and 
                + tensor-parallel all-reduces                             2 per layer (ring)
 
 Prefill is compute-bound: 2 FLOPs per active parameter per token plus attention FLOPs that grow with the
-context, over dense FP16 TFLOPS x compute_efficiency x a GEMM-width factor; it can never beat reading the
-weights once per micro-batch (memory floor).
+context, over the tensor peak llama.cpp's kernels can use (``tensor_peak_tflops``) x compute_efficiency x a
+GEMM-width factor; it can never beat reading the weights once per micro-batch (memory floor).
+
+The tensor peak is the dense FP16 rate with FP16 accumulate, not the FP32-accumulate figure datasheets lead
+with: llama.cpp's prefill GEMMs are int8 MMQ kernels (int32 accumulate, ggml/src/ggml-cuda/mmq.cuh) or, for F16
+weights, cuBLAS with FP16 accumulate (ggml-cuda.cu batched_mul_mat_traits<GGML_TYPE_F16>: CUBLAS_COMPUTE_16F,
+except on Volta, RDNA4 and CDNA). Neither pays the GeForce half-rate penalty on FP32 accumulate, so on GeForce
+parts the usable peak is twice ``fp16_tflops``; professional and datacenter parts run both accumulate modes at
+one rate. Measuring efficiency against the FP32-accumulate figure made the fitted CUDA efficiency exceed 1 and
+over-predicted every full-rate part (H100 +539 %, RTX PRO 6000 +117 %).
 
 The efficiencies and overheads in ``CALIBRATION`` are fitted by ``bench/throughput_accuracy.py --fit`` on
 ``bench/data/throughput_calibration.csv`` only (llama.cpp llama-bench rows); that script prints the fit, the
@@ -42,7 +50,7 @@ class BackendCalibration:
 
     bandwidth_efficiency: float  # share of peak memory bandwidth a decode step reaches
     layer_overhead_s: float  # fixed time per dense decoder layer per decode step (kernel launches, syncs)
-    compute_efficiency: float  # share of dense FP16 peak that wide prefill GEMMs reach
+    compute_efficiency: float  # share of tensor_peak_tflops() that wide prefill GEMMs reach (<= 1)
     # An MoE layer launches more kernels than a dense one (router GEMM, softmax, top-k, expert gather, three
     # mul_mat_id, weighted sum: llama.cpp src/llama-graph.cpp build_moe_ffn), so its fixed cost is this many
     # dense layers'.
@@ -62,10 +70,10 @@ class BackendCalibration:
 # (same discrete-GPU launch model, similar tile heights); ROCm has one decode row, so it also takes CUDA's
 # layer overhead and fits only its two efficiencies.
 CALIBRATION: dict[str, BackendCalibration] = {
-    "cuda": BackendCalibration(0.90, 55e-6, 1.23, 1.5, 224.0, decode_rows=20, prefill_rows=18),
+    "cuda": BackendCalibration(0.90, 55e-6, 0.51, 1.5, 96.0, decode_rows=20, prefill_rows=18),
     "metal": BackendCalibration(0.91, 190e-6, 0.68, 1.1, 0.0, decode_rows=65, prefill_rows=64),
-    "vulkan": BackendCalibration(0.84, 40e-6, 0.43, 1.5, 224.0, decode_rows=7, prefill_rows=6),
-    "rocm": BackendCalibration(0.83, 55e-6, 0.11, 1.5, 224.0, decode_rows=1, prefill_rows=1),
+    "vulkan": BackendCalibration(0.84, 40e-6, 0.39, 1.5, 96.0, decode_rows=7, prefill_rows=6),
+    "rocm": BackendCalibration(0.83, 55e-6, 0.09, 1.5, 96.0, decode_rows=1, prefill_rows=1),
 }
 # Backends without calibration data (SYCL, CANN, anything else) borrow the Vulkan constants: like Vulkan they
 # are portable llama.cpp backends without vendor-tuned kernels. This is a stated assumption, not a fit.
@@ -91,6 +99,33 @@ ALLREDUCES_PER_LAYER = 2
 
 # llama.cpp default micro-batch (llama-bench / llama-server -ub 512).
 DEFAULT_UBATCH = 512
+
+
+# Share of the datasheet tensor peak that llama.cpp's CUDA kernels can reach on an architecture family, when
+# it is below 1 for want of the instructions that peak needs.
+# Hopper: the dense FP16 peak (989 TFLOPS on H100 SXM) needs the asynchronous warpgroup instruction wgmma; the
+# synchronous per-warp mma.sync reaches about 65 % of it (Luo et al., "Dissecting the NVIDIA Hopper
+# Architecture through Microbenchmarking and Multiple Level Analysis", arXiv:2501.12084: FP16 mma 494 TFLOPS
+# vs wgmma 729 TFLOPS on an H800 with a 757 TFLOPS peak). llama.cpp's CUDA tensor-core code emits only
+# mma.sync (ggml/src/ggml-cuda/mma.cuh: every NVIDIA path is an `mma.sync.aligned` asm; no wgmma/TMA), so
+# its usable Hopper peak is the mma.sync rate. (F16/BF16 weights go through cuBLAS, which does use wgmma; for
+# them this share is pessimistic. The quantized MMQ path is the common case and the one calibrated.)
+# Datacenter Blackwell (B200/B300) likewise needs tcgen05 for its peak, but no measured mma.sync share was
+# found; it is left at 1 (an over-estimate of llama.cpp prefill there, stated rather than guessed).
+LLAMA_CPP_TENSOR_PEAK_SHARE: dict[str, float] = {"hopper": 494 / 757}
+
+
+def tensor_peak_tflops(hardware: HardwareSpec) -> float | None:
+    """Dense FP16 tensor TFLOPS llama.cpp's prefill GEMMs can use: the FP16-accumulate peak (the larger of the
+    two published figures; ``fp16_acc_tflops`` None means the part runs both at one rate), times the share of
+    it llama.cpp's CUDA kernels reach on the architecture (``LLAMA_CPP_TENSOR_PEAK_SHARE``).
+    None when no TFLOPS figure is published."""
+    if not hardware.fp16_tflops:
+        return None
+    peak = max(hardware.fp16_tflops, hardware.fp16_acc_tflops or 0.0)
+    if hardware.backend == "cuda":
+        peak *= LLAMA_CPP_TENSOR_PEAK_SHARE.get(hardware.architecture, 1.0)
+    return peak
 
 
 def backend_class(hardware: HardwareSpec) -> BackendClass:
@@ -354,6 +389,7 @@ class PrefillSpeed:
     expert_gemm_factor: float | None
     bandwidth_efficiency: float
     note: str = ""
+    peak_tflops: float | None = None  # tensor_peak_tflops(): the peak compute_efficiency applies to
 
 
 def prefill_speed(
@@ -422,11 +458,12 @@ def prefill_speed(
         expert_gemm_factor=expert_factor, bandwidth_efficiency=calibration.bandwidth_efficiency,
         memory_s=memory_s, transfer_s=transfer_s,
     )
-    if not hardware.fp16_tflops:
+    peak_tflops = tensor_peak_tflops(hardware)
+    if peak_tflops is None:
         return PrefillSpeed(tokens_per_s=None, ttft_ms=None, bound=None, compute_s=None,
                             note="FP16 TFLOPS not published for this hardware", **result)
 
-    peak = hardware.fp16_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus
+    peak = peak_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus
     dense_flops = (flops_per_token - routed_expert_flops_per_token + attention_flops_per_token) * rows
     compute_s = dense_flops / (peak * dense_factor)
     if expert_factor is not None:
@@ -440,6 +477,7 @@ def prefill_speed(
         ttft_ms=prompt / tokens_per_s * 1e3,
         bound="compute" if compute_s >= memory_s else "memory",
         compute_s=compute_s,
+        peak_tflops=peak_tflops,
         **result,
     )
 
@@ -533,9 +571,9 @@ def aggregate_decode(
 
     compute_s = None
     note = ""
-    if hardware.fp16_tflops:
-        compute_s = batch * flops_per_token / (hardware.fp16_tflops * TFLOP * calibration.compute_efficiency
-                                               * parallel_gpus)
+    peak_tflops = tensor_peak_tflops(hardware)
+    if peak_tflops is not None:
+        compute_s = batch * flops_per_token / (peak_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus)
     else:
         note = "FP16 TFLOPS not published: memory-bound estimate only"
     step_s = max(memory_s, compute_s or 0.0) + fixed_s

@@ -5,8 +5,10 @@ bandwidth efficiency 0.8, 50 us per layer, compute efficiency 0.5, MoE layer = 2
 GEMM half width 64 rows.
 """
 
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -22,6 +24,7 @@ from reports.sizing.throughput import (
     decode_speed,
     experts_touched_fraction,
     prefill_speed,
+    tensor_peak_tflops,
     weight_bytes_per_token,
 )
 
@@ -185,6 +188,66 @@ def test_routed_experts_run_as_narrow_gemms():
     assert speed.tokens_per_s == pytest.approx(1 / (2e9 / (50e12 * 8 / 9) + 5e9 / 25e12))
 
 
+# ------------------------------------------------------------------------------------- tensor peak convention
+
+
+def test_tensor_peak_is_the_fp16_accumulate_rate():
+    # GeForce RTX 4090: 165.2 TFLOPS with FP32 accumulate, 330.3 with FP16 accumulate (AD102 whitepaper)
+    geforce = replace(GPU, fp16_tflops=165.2, fp16_acc_tflops=330.3, architecture="ada")
+    assert tensor_peak_tflops(geforce) == 330.3
+    # professional part: one rate for both (fp16_acc_tflops None)
+    assert tensor_peak_tflops(replace(GPU, fp16_tflops=503.8)) == 503.8
+    assert tensor_peak_tflops(replace(GPU, fp16_tflops=None, fp16_acc_tflops=330.3)) is None
+
+
+def test_llama_cpp_reaches_only_the_mma_sync_share_of_the_hopper_peak():
+    # 989.4 x 494 / 757 (arXiv:2501.12084: mma.sync 494 of 757 TFLOPS on H800) = 645.659 TFLOPS
+    h100 = replace(GPU, fp16_tflops=989.4, architecture="hopper", backend="cuda")
+    assert tensor_peak_tflops(h100) == pytest.approx(989.4 * 494 / 757)
+    assert tensor_peak_tflops(h100) == pytest.approx(645.659, abs=1e-3)
+    # the share belongs to llama.cpp's CUDA kernels, not to other backends or architectures
+    assert tensor_peak_tflops(replace(h100, backend="vulkan")) == 989.4
+    assert tensor_peak_tflops(replace(h100, architecture="ampere")) == 989.4
+
+
+def test_prefill_on_a_geforce_part_uses_twice_its_fp32_accumulate_figure():
+    # 50 TFLOPS FP32-accumulate, 100 FP16-accumulate: the same 3174.603 tok/s as the 100-TFLOPS test GPU
+    geforce = replace(GPU, fp16_tflops=50, fp16_acc_tflops=100)
+    speed = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=geforce, weight_bytes=8e9, num_layers=32,
+                          calibration=CAL)
+    assert speed.peak_tflops == 100
+    assert speed.tokens_per_s == pytest.approx(3174.603, rel=1e-6)
+
+
+def test_prefill_on_hopper_runs_at_the_mma_sync_rate():
+    # 100 TFLOPS x 494/757 x 0.5 x 8/9 = 29.0034 TFLOP/s; / 14e9 FLOP/token = 2071.67 tok/s
+    hopper = replace(GPU, architecture="hopper")
+    speed = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=hopper, weight_bytes=8e9, num_layers=32,
+                          calibration=CAL)
+    assert speed.tokens_per_s == pytest.approx(100e12 * 494 / 757 * 0.5 * 8 / 9 / 14e9, rel=1e-9)
+    assert speed.tokens_per_s == pytest.approx(2071.67, abs=0.01)
+
+
+def test_batched_decode_compute_bound_uses_the_same_peak():
+    # 64 x 14e9 FLOP / (100e12 FP16-acc x 0.5) = 17.92 ms, as for the 100-TFLOPS test GPU (see below)
+    geforce = replace(GPU, fp16_tflops=50, fp16_acc_tflops=100)
+    batch = aggregate_decode(batch=64, weight_bytes_gpu=8e9, flops_per_token=14e9, hardware=geforce,
+                             num_layers=32, calibration=CAL)
+    assert batch.step_compute_s == pytest.approx(0.01792)
+
+
+def test_seed_catalog_fp16_accumulate_figures():
+    """Seed rows: the FP16-accumulate peak is twice the FP32-accumulate one where sourced (GeForce), and
+    every Hopper part is tagged so llama.cpp prefill uses its mma.sync rate."""
+    rows = json.loads((Path(__file__).resolve().parents[2] / "catalog/seed/accelerators.json").read_text())
+    with_acc = [row for row in rows if row["fp16_acc_tflops"] is not None]
+    assert len(with_acc) == 11 and all(row["name"].startswith("RTX ") for row in with_acc)
+    for row in with_acc:
+        assert row["fp16_acc_tflops"] == pytest.approx(2 * row["fp16_tflops"], rel=2e-3), row["slug"]
+    hopper = {row["slug"] for row in rows if row["architecture"] == "hopper"}
+    assert hopper == {"h100-80gb-sxm", "h200-141gb-sxm", "h800-80gb-sxm", "h20-96gb-hbm3", "h20-141gb-hbm3e"}
+
+
 def test_prefill_without_published_tflops_says_so():
     speed = prefill_speed(flops_per_token=14e9, prompt=512, hardware=replace(GPU, fp16_tflops=None),
                           weight_bytes=8e9, num_layers=32)
@@ -269,6 +332,30 @@ def test_calibration_medians_stay_within_the_targets():
     # Vulkan: the first three (no MoE rows); ROCm: the two efficiencies (one decode row) -> 15
     assert len(summary["fitted_parameters"]) == 15
     assert all(math.isfinite(value) for value in summary["fitted_parameters"].values())
+    # efficiencies are shares of a physical peak
+    for name, calibration in throughput.CALIBRATION.items():
+        assert 0 < calibration.bandwidth_efficiency <= 1 and 0 < calibration.compute_efficiency <= 1, name
+
+
+def _calibration_error(gpu: str, model: str, test: str) -> float:
+    from bench.throughput_accuracy import speed_section
+
+    row = next(r for r in speed_section()["rows"] if (r["gpu"], r["model"], r["test"]) == (gpu, model, test))
+    return row["error"]
+
+
+def test_full_rate_professional_parts_are_predicted_within_the_prefill_target():
+    """Before the FP16-accumulate convention, the RTX PRO 6000 (FP32 accumulate at full rate) was over-predicted
+    by +117 %: its datasheet figure was scaled by an efficiency fitted against GeForce half-rate figures."""
+    assert abs(_calibration_error("RTX PRO 6000 Blackwell", "Llama-2-7B", "pp512")) <= 0.30
+    assert abs(_calibration_error("RTX PRO 6000 96GB", "gpt-oss-120b", "pp2048")) <= 0.30
+
+
+def test_h100_prefill_residual_stays_bounded():
+    """Known residual: llama.cpp on the H100 row reaches ~21 % of the mma.sync peak where GeForce parts reach
+    ~50 %; the model over-predicts it (+109 % at this calibration, +539 % before the FP16-accumulate convention
+    and the mma.sync share). This guards against sliding back, it does not claim the row is modelled."""
+    assert 0 < _calibration_error("H100 80GB", "Llama-2-7B", "pp512") < 1.5
 
 
 def test_prefill_streams_offloaded_weights_over_pcie_once_per_micro_batch():
