@@ -178,6 +178,10 @@ class Accelerator(SeededModel):
     fp16_tflops = models.FloatField(
         _("dense FP16/BF16 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)],
         help_text=_("Dense tensor throughput with FP32 accumulate, no sparsity. Empty = not published."))
+    fp16_acc_tflops = models.FloatField(
+        _("dense FP16 TFLOPS, FP16 accumulate"), null=True, blank=True, validators=[MinValueValidator(0.01)],
+        help_text=_("Tensor peak with FP16 accumulate where it differs (GeForce: twice the FP32-accumulate rate). "
+                    "Empty = same as the FP16/BF16 figure."))
     fp8_tflops = models.FloatField(_("dense FP8 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)])
     tdp_w = models.FloatField(_("TDP (W)"), null=True, blank=True, validators=[MinValueValidator(1)])
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
@@ -185,6 +189,9 @@ class Accelerator(SeededModel):
         _("usable-memory factor"), null=True, blank=True,
         help_text=_("Share of nominal memory available to the model. Empty: 0.95, or 0.78 for unified memory."))
     backend = models.CharField(_("backend"), max_length=10, choices=Backend.choices)
+    architecture = models.CharField(
+        _("GPU architecture"), max_length=40, blank=True,
+        help_text=_("GPU family, e.g. ampere, ada, hopper, blackwell (selects kernel-efficiency rules)."))
     interconnect = models.CharField(_("interconnect"), max_length=80, blank=True)
     interconnect_gbs = models.FloatField(
         _("interconnect (GB/s)"), null=True, blank=True, validators=[MinValueValidator(0.1)])
@@ -203,6 +210,9 @@ class Accelerator(SeededModel):
                 condition=Q(fp16_tflops__isnull=True) | Q(fp16_tflops__gt=0), name="accelerator_fp16_positive"),
             models.CheckConstraint(
                 condition=Q(fp8_tflops__isnull=True) | Q(fp8_tflops__gt=0), name="accelerator_fp8_positive"),
+            models.CheckConstraint(
+                condition=Q(fp16_acc_tflops__isnull=True) | Q(fp16_acc_tflops__gt=0),
+                name="accelerator_fp16_acc_positive"),
             models.CheckConstraint(condition=Q(tdp_w__isnull=True) | Q(tdp_w__gt=0), name="accelerator_tdp_positive"),
             models.CheckConstraint(
                 condition=Q(usable_memory_factor__isnull=True)

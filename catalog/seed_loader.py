@@ -95,9 +95,9 @@ def _read(name: str, seed_dir: Path) -> list[dict]:
     return data if isinstance(data, list) else data["rows"]
 
 
-ACCELERATOR_FIELDS = ("vendor", "name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops", "fp8_tflops",
-                      "tdp_w", "kind", "usable_memory_factor", "backend", "interconnect", "interconnect_gbs",
-                      "launch_year", "spec_sources", "notes")
+ACCELERATOR_FIELDS = ("vendor", "name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops",
+                      "fp16_acc_tflops", "fp8_tflops", "tdp_w", "kind", "usable_memory_factor", "backend",
+                      "architecture", "interconnect", "interconnect_gbs", "launch_year", "spec_sources", "notes")
 MODEL_FIELDS = ("name", "family", "vendor", "hf_repo", "gguf_repo", "license", "release_date", "config",
                 "stated_params_total", "stated_params_active", "source", "confidence", "notes")
 
@@ -118,7 +118,7 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
     accelerators: dict[str, Accelerator] = {}
     for row in _read("accelerators.json", seed_dir):
         values = {name: row.get(name) for name in ACCELERATOR_FIELDS}
-        for text_field in ("memory_type", "interconnect", "spec_sources", "notes"):
+        for text_field in ("memory_type", "architecture", "interconnect", "spec_sources", "notes"):
             values[text_field] = values[text_field] or ""
         accelerator = upsert(report, Accelerator, {"slug": row["slug"]}, values)
         accelerators[row["slug"]] = accelerator

@@ -60,7 +60,8 @@ def kv_proxy_for(row: LLMModel, candidates: list[LLMModel]) -> LLMModel | None:
 def hardware_spec(row: Accelerator, *, price_usd: float | None = None) -> HardwareSpec:
     return HardwareSpec(
         slug=row.slug, name=row.name, vendor=row.vendor, memory_gb=row.memory_gb, bandwidth_gbs=row.bandwidth_gbs,
-        kind=row.kind, backend=row.backend, fp16_tflops=row.fp16_tflops, fp8_tflops=row.fp8_tflops, tdp_w=row.tdp_w,
+        kind=row.kind, backend=row.backend, fp16_tflops=row.fp16_tflops, fp16_acc_tflops=row.fp16_acc_tflops,
+        fp8_tflops=row.fp8_tflops, tdp_w=row.tdp_w, architecture=row.architecture,
         usable_memory_factor=row.effective_usable_factor, interconnect=row.interconnect,
         interconnect_gbs=row.interconnect_gbs, price_usd=price_usd,
     )

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel
+from django.db import connection
+
+from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize
 from catalog.specs import hardware_spec, kv_proxy_for, model_spec, offer_spec
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, estimate
@@ -62,6 +64,10 @@ class CatalogSnapshot:
     def model_slugs(self) -> list[str]:
         return list(self._models)
 
+    @property
+    def model_rows(self) -> list[LLMModel]:
+        return list(self._models.values())
+
     def estimate(self, model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> Estimate:
         return estimate(model, hardware, scenario, offers=self.offers, hardware_catalog=tuple(self.hardware.values()))
 
@@ -89,3 +95,30 @@ def catalog_listing() -> Listing:
     hardware = [{"slug": a.slug, "name": a.name, "vendor": a.vendor, "memory_gb": a.memory_gb}
                 for a in Accelerator.objects.only("slug", "name", "vendor", "memory_gb")]
     return Listing(models, hardware)
+
+
+VERSIONED_MODELS = (LLMModel, PublishedFileSize, Accelerator, HardwarePrice, CloudOffer)
+
+
+def catalog_version() -> tuple:
+    """Changes whenever a catalog row is added, edited or deleted: one query over the catalog tables."""
+    parts = []
+    for model in VERSIONED_MODELS:
+        table = connection.ops.quote_name(model._meta.db_table)
+        parts.append(f"(SELECT MAX(updated_at) FROM {table}), (SELECT COUNT(*) FROM {table})")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(parts))
+        return tuple(cursor.fetchone())
+
+
+_snapshot_cache: dict[str, tuple[tuple, CatalogSnapshot]] = {}
+
+
+def current_catalog() -> tuple[tuple, CatalogSnapshot]:
+    """The catalog snapshot of this process, rebuilt when the catalog's version changes (admin edits)."""
+    version = catalog_version()
+    cached = _snapshot_cache.get("catalog")
+    if cached is None or cached[0] != version:
+        cached = (version, CatalogSnapshot())
+        _snapshot_cache["catalog"] = cached
+    return cached

@@ -6,4 +6,5 @@ app_name = "reports"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("report/<slug:model_slug>/<slug:hardware_slug>/", views.report, name="report"),
 ]

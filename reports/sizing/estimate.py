@@ -44,6 +44,7 @@ from .fit import (
     usable_bytes,
 )
 from .kv_cache import KvBreakdown, kv_cache, resolve_kv_dtype
+from .notes import Note
 from .parallelism import (
     LlamaCppLayout,
     TensorParallelWeights,
@@ -407,7 +408,7 @@ class Estimate:
     cost: ServingCost | None
     finetune: Mapping[str, FinetuneMemory] | None
     kv_tokens_capacity: int | None
-    warnings: tuple[str, ...]
+    warnings: tuple[Note, ...]  # notes.py: code, English text, params
 
     @property
     def fit(self) -> FitResult:
@@ -465,7 +466,7 @@ class Estimate:
             "kv_tokens_capacity": self.kv_tokens_capacity,
             "finetune_gib": ({method: memory_.total / GIB for method, memory_ in self.finetune.items()}
                              if self.finetune else {"qlora": None, "lora": None, "full": None}),
-            "warnings": list(self.warnings),
+            "warnings": [note.text for note in self.warnings],
         }
 
 
@@ -561,62 +562,124 @@ def _gib(value: float) -> str:
 
 def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, speeds: Speeds,
               cost: ServingCost | None, offers: Sequence[CloudOfferSpec],
-              finetune: Mapping[str, FinetuneMemory] | None, capacity: int | None) -> tuple[str, ...]:
-    notes: list[str] = []
+              finetune: Mapping[str, FinetuneMemory] | None, capacity: int | None) -> tuple[Note, ...]:
+    """The estimate's caveats as Notes (codes and params documented in notes.py; the text is the contract's)."""
+    notes: list[Note] = []
     if model.max_context and scenario.context > model.max_context:
-        notes.append(f"context exceeds the model's {model.max_context} maximum")
-    if scenario.depth + scenario.prompt > scenario.context:
-        notes.append(f"depth + prompt ({scenario.depth + scenario.prompt:,} tokens) exceed --context "
-                     f"{scenario.context:,}: the prefill figures assume a cache that could hold them")
+        notes.append(Note("context_above_max", f"context exceeds the model's {model.max_context} maximum",
+                          {"context": scenario.context, "max_context": model.max_context}))
+    tokens = scenario.depth + scenario.prompt
+    if tokens > scenario.context:
+        notes.append(Note("prompt_beyond_context",
+                          f"depth + prompt ({tokens:,} tokens) exceed --context {scenario.context:,}: the prefill "
+                          "figures assume a cache that could hold them",
+                          {"depth": scenario.depth, "prompt": scenario.prompt, "tokens": tokens,
+                           "context": scenario.context}))
     if not model.has_shapes:
-        notes.append(f"estimated: no config.json for {model.name}; weights are the stated "
-                     f"{model.stated_params_total or 0:.3g} parameters × the format's bits per weight")
-        if model.kv_proxy is not None:
-            notes.append(f"estimated: KV cache and per-layer speed terms from {model.kv_proxy.name}, "
-                         "the nearest sourced family member")
-        else:
-            notes.append("KV cache unknown: no config.json and no sourced family member; memory figures "
-                         "exclude it and kv_cache is null")
-    if plan.weights.source == "published file size":
-        notes.append(f"weights from the published {plan.weights.quant} file size")
-    elif plan.weights.rule_from:
-        notes.append(f"{plan.weights.quant} is a per-layer recipe without a published size for this model; "
-                     f"sized with the {plan.weights.rule_from} rules (approximate)")
+        notes += _estimated_model_notes(model)
+    weights = plan.weights
+    if weights.source == "published file size":
+        notes.append(Note("weights_published_size", f"weights from the published {weights.quant} file size",
+                          {"quant": weights.quant}))
+    elif weights.rule_from:
+        notes.append(Note("weights_rule_from",
+                          f"{weights.quant} is a per-layer recipe without a published size for this model; "
+                          f"sized with the {weights.rule_from} rules (approximate)",
+                          {"quant": weights.quant, "rule_from": weights.rule_from}))
     if plan.include_mtp:
-        notes.append(f"includes the {model.mtp_layers} MTP layer(s) the GGUF stores ({_gib(plan.weights.mtp_bytes)})")
+        notes.append(Note("mtp_included",
+                          f"includes the {model.mtp_layers} MTP layer(s) the GGUF stores ({_gib(weights.mtp_bytes)})",
+                          {"layers": model.mtp_layers, "mtp_gib": weights.mtp_bytes / GIB}))
     if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
-        notes.append("vLLM's GGUF support is experimental; vLLM usually serves BF16, FP8, AWQ or GPTQ checkpoints")
+        notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
+                          "BF16, FP8, AWQ or GPTQ checkpoints"))
     notes += _fit_warnings(hardware, scenario, plan, capacity)
     if speeds.prefill.tokens_per_s is None:
-        notes.append(f"prefill speed and TTFT unknown: {hardware.name} has no published FP16 TFLOPS")
+        notes.append(Note("prefill_unknown",
+                          f"prefill speed and TTFT unknown: {hardware.name} has no published FP16 TFLOPS",
+                          {"hardware": hardware.name}))
     if offers and cost is None:
-        notes.append("no catalog cloud offer fits this scenario: cost per 1M tokens unknown")
+        notes.append(Note("no_offer_fits", "no catalog cloud offer fits this scenario: cost per 1M tokens unknown"))
     if finetune is None:
-        notes.append("fine-tuning memory unknown: it needs the model's layer shapes (config.json)")
+        notes.append(Note("finetune_unknown",
+                          "fine-tuning memory unknown: it needs the model's layer shapes (config.json)"))
     return tuple(notes)
 
 
-def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, capacity: int | None) -> list[str]:
+def _estimated_model_notes(model: ModelSpec) -> list[Note]:
+    stated = model.stated_params_total or 0
+    notes = [Note("weights_estimated",
+                  f"estimated: no config.json for {model.name}; weights are the stated {stated:.3g} parameters × "
+                  "the format's bits per weight", {"model": model.name, "params_total": stated})]
+    if model.kv_proxy is not None:
+        notes.append(Note("kv_from_proxy",
+                          f"estimated: KV cache and per-layer speed terms from {model.kv_proxy.name}, the nearest "
+                          "sourced family member", {"proxy": model.kv_proxy.name}))
+    else:
+        notes.append(Note("kv_unknown", "KV cache unknown: no config.json and no sourced family member; memory "
+                          "figures exclude it and kv_cache is null"))
+    return notes
+
+
+def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, capacity: int | None) -> list[Note]:
     notes = []
     placement = plan.placement
     if hardware.kind == "unified" and scenario.offload_pct:
-        notes.append("unified memory has no separate system RAM: --offload-pct does not apply")
+        notes.append(Note("offload_pct_unified",
+                          "unified memory has no separate system RAM: --offload-pct does not apply",
+                          {"offload_pct": scenario.offload_pct}))
     if placement.mode == "auto":
-        notes.append(f"does not fit in GPU memory: {_gib(placement.offloaded_bytes)} in system RAM; "
-                     f"{placement.explanation}")
+        notes.append(_auto_offload_note(plan))
     elif placement.mode == "explicit":
-        notes.append(placement.explanation)
+        notes.append(_explicit_offload_note(scenario, placement))
     if scenario.engine == "vllm":
         if plan.fit.verdict == "exceeds":
-            notes.append("vLLM does not offload automatically and will not start; add GPUs, a smaller --quant, "
-                         "or --offload-pct (vLLM --cpu-offload-gb)")
+            notes.append(Note("vllm_will_not_start",
+                              "vLLM does not offload automatically and will not start; add GPUs, a smaller "
+                              "--quant, or --offload-pct (vLLM --cpu-offload-gb)"))
         elif capacity is not None and capacity < scenario.context:
-            notes.append(f"vLLM's KV pool holds {capacity:,} tokens, less than one {scenario.context:,}-token "
-                         "request: vLLM will refuse this --context")
+            notes.append(Note("vllm_kv_pool_below_context",
+                              f"vLLM's KV pool holds {capacity:,} tokens, less than one {scenario.context:,}-token "
+                              "request: vLLM will refuse this --context",
+                              {"capacity": capacity, "context": scenario.context}))
         elif capacity is not None and capacity < scenario.context * scenario.batch:
-            notes.append(f"vLLM's KV pool holds {capacity:,} tokens: fewer than {scenario.batch} full "
-                         f"{scenario.context:,}-token sequences run at once")
+            notes.append(Note("vllm_kv_pool_below_batch",
+                              f"vLLM's KV pool holds {capacity:,} tokens: fewer than {scenario.batch} full "
+                              f"{scenario.context:,}-token sequences run at once",
+                              {"capacity": capacity, "batch": scenario.batch, "context": scenario.context}))
     return notes
+
+
+def _auto_offload_note(plan: MemoryPlan) -> Note:
+    """fit.place_llama_cpp's automatic offload, classified by what it moved (the text keeps its explanation)."""
+    placement, layout = plan.placement, plan.layout
+    assert layout is not None  # automatic offload is llama.cpp's
+    offloaded_gib = placement.offloaded_bytes / GIB
+    text = f"does not fit in GPU memory: {_gib(placement.offloaded_bytes)} in system RAM; {placement.explanation}"
+    blocks = len(layout.blocks)
+    if placement.gpu_layers is None:  # no layer shapes: a continuous share of the weights moved
+        weights = sum(block.total_bytes for block in layout.blocks) + layout.output_bytes
+        share = placement.offloaded_weight_bytes / weights * 100 if weights else 0.0
+        return Note("offload_auto_estimated", text, {"offloaded_gib": offloaded_gib, "share_pct": share})
+    if placement.gpu_layers == blocks + 1:  # every block and the head stay: only routed experts moved
+        return Note("offload_auto_experts", text, {"offloaded_gib": offloaded_gib,
+                                                   "n_cpu_moe": placement.n_cpu_moe or 0, "blocks": blocks})
+    if placement.gpu_layers == 0 and placement.per_gpu_bytes > plan.fit.usable_bytes_per_gpu:
+        return Note("offload_auto_nothing_fits", text, {"offloaded_gib": offloaded_gib})
+    return Note("offload_auto_layers", text, {
+        "offloaded_gib": offloaded_gib, "gpu_layers": placement.gpu_layers,
+        "cpu_blocks": blocks - placement.gpu_layers, "blocks": blocks, "n_cpu_moe": placement.n_cpu_moe or 0})
+
+
+def _explicit_offload_note(scenario: Scenario, placement: Placement) -> Note:
+    offload_pct = scenario.offload_pct or 0.0
+    if placement.engine == "vllm":
+        per_gpu_gb = placement.offloaded_weight_bytes / scenario.gpus / 1e9  # --cpu-offload-gb is decimal GB
+        return Note("offload_explicit_vllm", placement.explanation,
+                    {"offload_pct": offload_pct, "cpu_offload_gb": per_gpu_gb})
+    return Note("offload_explicit_llama_cpp", placement.explanation,
+                {"offload_pct": offload_pct, "experts_gib": placement.offloaded_expert_bytes / GIB,
+                 "dense_gib": placement.offloaded_dense_bytes / GIB})
 
 
 def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hardware") -> HardwareSpec:

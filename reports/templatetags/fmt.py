@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django import template
 from django.utils.translation import get_language, gettext
 
 from reports import formatting
+from reports.forms import context_label
 
 register = template.Library()
 
@@ -36,7 +39,10 @@ def pct(value) -> str:
 
 @register.filter
 def day(value) -> str:
-    return _or_not_published(formatting.date(value, get_language()))
+    """A date (or ISO date string) in the locale's medium format: 04.11.2026 / Nov 4, 2026."""
+    if isinstance(value, str) and value:
+        value = dt.date.fromisoformat(value)
+    return _or_not_published(formatting.date(value or None, get_language()))
 
 
 @register.filter
@@ -45,3 +51,65 @@ def billions(value) -> str:
     if value is None:
         return gettext("not published")
     return f"{formatting.significant(value / 1e9, get_language())} B"
+
+
+GIB = 2**30
+
+
+@register.filter
+def gib(value, digits: int = 2) -> str:
+    """Bytes as GiB (2^30) with `digits` decimals: 4.58 GiB."""
+    if value is None:
+        return gettext("not published")
+    return f"{formatting.number(value / GIB, get_language(), int(digits))} GiB"
+
+
+@register.filter
+def gb(value, digits: int = 2) -> str:
+    """Bytes as decimal GB (10^9): 4.91 GB."""
+    if value is None:
+        return gettext("not published")
+    return f"{formatting.number(value / 1e9, get_language(), int(digits))} GB"
+
+
+@register.filter
+def toks(value) -> str:
+    """Tokens per second: ~115 tok/s, ~2.7 tok/s."""
+    if value is None:
+        return gettext("not published")
+    return f"~{formatting.significant(value, get_language())} tok/s"
+
+
+@register.filter
+def ms(value) -> str:
+    if value is None:
+        return gettext("not published")
+    return f"~{formatting.number(value, get_language(), 0)} ms"
+
+
+@register.filter
+def tokens(value) -> str:
+    """A token count with grouping: 131.072 (de) / 131,072 (en)."""
+    return _or_not_published(formatting.number(value, get_language(), 0))
+
+
+@register.filter
+def ctx(value) -> str:
+    """A context size the short way: 8K, 128K, 1M."""
+    return context_label(int(value))
+
+
+@register.filter
+def percent_of(value, total) -> str:
+    """value / total as a percentage with no decimals (utilization)."""
+    if value is None or not total:
+        return gettext("not published")
+    return formatting.percent(value / total, get_language())
+
+
+@register.filter
+def pct_value(value) -> str:
+    """A number that already is a percentage (80.2 → 80 %)."""
+    if value is None:
+        return gettext("not published")
+    return formatting.percent(value / 100, get_language())

@@ -1,0 +1,81 @@
+"""Launch commands with the estimate's numbers filled in (llama.cpp llama-server, vLLM vllm serve).
+
+Flags as the engines document them: llama.cpp tools/server/README.md (-hf, -c, -np, -ngl, -fa, -ctk/-ctv,
+--n-cpu-moe, -ts) and vLLM's engine arguments (--tensor-parallel-size, --max-model-len,
+--gpu-memory-utilization, --kv-cache-dtype, --max-num-seqs, --quantization, --cpu-offload-gb).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reports.sizing.estimate import Estimate
+from reports.sizing.quant import quant_format
+
+GIB = 2**30
+# llama.cpp takes any -ngl above the layer count as "all layers"; 999 is the documented idiom.
+ALL_LAYERS = 999
+
+
+@dataclass(frozen=True)
+class LaunchCommand:
+    engine: str
+    lines: tuple[str, ...]
+    note_code: str = ""  # why a detail differs from the scenario, for the page to explain (translated)
+
+    @property
+    def text(self) -> str:
+        return " \\\n  ".join(self.lines)
+
+
+def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
+    scenario, model, placement = estimate.scenario, estimate.model, estimate.placement
+    quant = estimate.weights.quant
+    note = ""
+    if model.gguf_repo:
+        first = f"llama-server -hf {model.gguf_repo}:{quant}"
+    else:
+        first = f"llama-server -m ./{model.slug}-{quant}.gguf"
+        note = "no_gguf_repo"
+    # The unified KV cache is shared by all -np sequences: -c is the total (context × parallel sequences).
+    lines = [first, f"-c {scenario.context * scenario.batch}"]
+    if scenario.batch > 1:
+        lines.append(f"-np {scenario.batch}")
+    lines.append(f"-ngl {placement.gpu_layers if placement.gpu_layers is not None else ALL_LAYERS}")
+    lines.append("-fa on" if scenario.flash_attention else "-fa off")
+    kv_dtype = estimate.kv.kv_dtype if estimate.kv is not None else scenario.kv_dtype
+    if kv_dtype not in ("f16",):
+        lines.append(f"-ctk {kv_dtype} -ctv {kv_dtype}")
+    if placement.n_cpu_moe:
+        lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
+    if scenario.gpus > 1:
+        lines.append("-ts " + ",".join("1" for _ in range(scenario.gpus)))
+    if not quant_format(quant).family.startswith("gguf"):
+        note = note or "not_gguf"  # llama.cpp loads GGUF files only
+    return LaunchCommand("llama.cpp", tuple(lines), note)
+
+
+def vllm_command(estimate: Estimate) -> LaunchCommand:
+    scenario, model = estimate.scenario, estimate.model
+    quant = estimate.weights.quant
+    lines = [f"vllm serve {model.hf_repo or model.slug}"]
+    if scenario.gpus > 1:
+        lines.append(f"--tensor-parallel-size {scenario.gpus}")
+    lines.append(f"--max-model-len {scenario.context}")
+    lines.append(f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}")
+    if scenario.kv_dtype == "fp8":
+        lines.append("--kv-cache-dtype fp8")
+    lines.append(f"--max-num-seqs {scenario.batch}")
+    note = ""
+    if quant in ("AWQ", "GPTQ"):
+        lines.append(f"--quantization {quant.lower()}")
+        note = "quantized_repo"
+    elif quant == "FP8" and model.native_dtype != "fp8":
+        lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
+    elif quant_format(quant).family.startswith("gguf"):
+        note = "gguf_in_vllm"
+    offloaded = estimate.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
+    if offloaded > 0:
+        per_gpu = offloaded / scenario.gpus / GIB
+        lines.append(f"--cpu-offload-gb {per_gpu:.0f}")
+    return LaunchCommand("vllm", tuple(lines), note)

@@ -1,0 +1,306 @@
+"""The report page's data: one model × one accelerator × one configurator state.
+
+Every figure comes from the sizing engine (reports.sizing) or the catalog; this module only decides which engine
+calls a section needs and packs their results for the templates. Formatting happens in the templates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from django.http import QueryDict
+
+from catalog.models import Accelerator, LLMModel, QuantFormat
+from reports.charts import VramChart, stacked_bar, vram_chart
+from reports.estimates import CatalogSnapshot
+from reports.forms import CONTEXT_PRESETS, ConfiguratorForm, field_for_error
+from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
+from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
+from reports.sizing.finetune import FinetuneOptions
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import Estimate, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.quant import QUANT_FORMATS
+from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+
+GIB = 2**30
+SUMMARY_CONTEXTS = (8192, 32768)  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
+# The quantization matrix: the formats people actually download, best quality first (native row added per model).
+MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
+                  "IQ2_XXS", "IQ1_M")
+NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
+CHART_MIN_CONTEXT = 4096
+CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
+
+
+def quant_choices() -> list[str]:
+    """Catalog formats the engine can size, in the catalog's order."""
+    names = QuantFormat.objects.order_by("sort_order", "name").values_list("name", flat=True)
+    return [name for name in names if name.upper() in QUANT_FORMATS]
+
+
+@dataclass(frozen=True)
+class ContextPoint:
+    context: int
+    required_bytes: float
+    kv_bytes: float
+    fits: bool
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    quant: str
+    is_current: bool
+    weights_bytes: float
+    kv_bytes: float | None
+    required_bytes: float
+    verdict: str
+    decode_tok_s: float
+    smallest_fit: HardwareSpec | None
+    source: str  # "per-tensor rule" | "published file size" | ...
+
+
+@dataclass(frozen=True)
+class OfferRow:
+    offer: CloudOfferSpec
+    accelerator: HardwareSpec | None
+    total_memory_gb: float
+    monthly_usd: float
+    fits: bool
+
+
+@dataclass(frozen=True)
+class FinetuneRow:
+    method: str
+    total_bytes: float
+    weights_bytes: float
+    trainable_state_bytes: float  # adapters + gradients + optimizer + master weights
+    activations_bytes: float
+    overhead_bytes: float
+    fits: bool
+    gpus_needed: int | None
+
+
+@dataclass
+class ReportPage:
+    model_row: LLMModel
+    hardware_row: Accelerator
+    model: ModelSpec
+    hardware: HardwareSpec
+    form: ConfiguratorForm
+    catalog: CatalogSnapshot
+    estimate: Estimate | None = None
+    errors: list[str] = field(default_factory=list)
+
+    # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
+    @cached_property
+    def summary(self) -> dict:
+        default = Scenario()
+        totals = {}
+        for context in SUMMARY_CONTEXTS:
+            try:
+                totals[context] = self.catalog.estimate(self.model, self.hardware, replace(default, context=context))
+            except SizingError:
+                return {}
+        base = totals[SUMMARY_CONTEXTS[0]]
+        return {"estimate": base, "total_8k": base.fit.required_bytes,
+                "total_32k": totals[SUMMARY_CONTEXTS[1]].fit.required_bytes,
+                "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1]}
+
+    @property
+    def attention(self) -> str:
+        return attention_kind(self.model)
+
+    # ---- section 3: the memory bar
+    @cached_property
+    def memory_bar(self) -> dict:
+        e = self.estimate
+        kv = e.kv.total_bytes if e.kv is not None else 0.0
+        placement = e.placement
+        offloaded = placement.offloaded_bytes
+        on_gpu_weights = max(e.memory.weights_loaded_bytes - placement.offloaded_weight_bytes, 0.0)
+        parts = [("weights", on_gpu_weights / GIB), ("kv", max(kv - placement.offloaded_kv_bytes, 0.0) / GIB),
+                 ("runtime", e.memory.runtime_bytes / GIB), ("offload", offloaded / GIB)]
+        usable_total = e.fit.usable_bytes_per_gpu * e.fit.gpus / GIB
+        segments, marker = stacked_bar(parts, usable_total)
+        return {"segments": segments, "marker": marker, "usable_gib": usable_total}
+
+    # ---- section 4: decode at a full cache
+    @cached_property
+    def decode_full_context(self):
+        e = self.estimate
+        full = replace(e.scenario, depth=e.scenario.context)
+        return estimate_speeds(self.model, self.hardware, full, e.memory, e.params).decode
+
+    # ---- section 8
+    @cached_property
+    def commands(self) -> tuple[LaunchCommand, LaunchCommand]:
+        llama_estimate = self._estimate_on_engine("llama.cpp")
+        vllm_estimate = self._estimate_on_engine("vllm")
+        return (llama_cpp_command(llama_estimate) if llama_estimate else None,
+                vllm_command(vllm_estimate) if vllm_estimate else None)
+
+    def _estimate_on_engine(self, engine: str) -> Estimate | None:
+        e = self.estimate
+        if e.scenario.engine == engine:
+            return e
+        kv_dtype = {"llama.cpp": {"fp8": "q8_0"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
+            e.scenario.kv_dtype, e.scenario.kv_dtype)
+        try:
+            return self.catalog.estimate(self.model, self.hardware,
+                                         replace(e.scenario, engine=engine, kv_dtype=kv_dtype))
+        except SizingError:
+            return None
+
+    # ---- section 10: cloud offers and rent vs buy
+    @cached_property
+    def fitting_offers(self) -> list[OfferRow]:
+        return [row for row in self.offers if row.fits]
+
+    @cached_property
+    def offers(self) -> list[OfferRow]:
+        rows = []
+        hours = self.form.cleaned_data["hours"]
+        for offer in sorted(self.catalog.offers, key=lambda o: (o.hourly_usd, o.provider)):
+            accelerator = self.catalog.hardware.get(offer.accelerator_slug)
+            fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
+            rows.append(OfferRow(offer, accelerator, (accelerator.memory_gb if accelerator else 0) * offer.gpu_count,
+                                 monthly_cloud_cost(offer.hourly_usd, hours), fits))
+        return rows
+
+    def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
+        try:
+            return plan_memory(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus)).fit.fits
+        except SizingError:
+            return False
+
+    @cached_property
+    def rent_vs_buy(self) -> RentVsBuy | None:
+        e = self.estimate
+        if e.cost is None:
+            return None
+        data = self.form.cleaned_data
+        power = (self.hardware.tdp_w or 0.0) * e.scenario.gpus
+        budget = data.get("budget")
+        if budget is None and self.hardware.price_usd is not None:
+            budget = self.hardware.price_usd * e.scenario.gpus
+        return RentVsBuy.compute(hourly_usd=e.cost.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
+                                 hours_per_day=data["hours"], usd_per_kwh=data["kwh"])
+
+    days_per_month = DAYS_PER_MONTH
+    finetune_options = FinetuneOptions()
+
+    # ---- section 11
+    @cached_property
+    def finetune(self) -> list[FinetuneRow]:
+        e = self.estimate
+        if not e.finetune:
+            return []
+        usable = e.fit.usable_bytes_per_gpu
+        rows = []
+        for method, memory in e.finetune.items():
+            state = memory.adapters + memory.gradients + memory.optimizer_states + memory.master_weights
+            rows.append(FinetuneRow(method, memory.total, memory.weights, state, memory.activations,
+                                    memory.overhead, memory.total <= usable, memory.gpus_needed(usable)))
+        return rows
+
+    # ---- section 12: KV growth and 8-bit savings
+    @cached_property
+    def kv_notes(self) -> dict:
+        e = self.estimate
+        short, long_ = SUMMARY_CONTEXTS
+        eight_bit = "fp8" if e.scenario.engine == "vllm" else "q8_0"
+        try:
+            at_short = plan_memory(self.model, self.hardware, replace(e.scenario, context=short))
+            at_long = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_))
+            long_8bit = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_, kv_dtype=eight_bit))
+        except SizingError:
+            return {}
+        if at_long.kv is None or long_8bit.kv is None or at_short.kv is None:
+            return {}
+        return {"kv_short": at_short.kv.total_bytes, "kv_long": at_long.kv.total_bytes,
+                "saving": at_long.kv.total_bytes - long_8bit.kv.total_bytes,
+                "total_long_8bit": long_8bit.fit.required_bytes, "eight_bit": eight_bit,
+                "short": short, "long": long_}
+
+    # ---- section 13: memory against context
+    @cached_property
+    def context_points(self) -> list[ContextPoint]:
+        e = self.estimate
+        top = max(self.model.max_context or CHART_MIN_MAX_CONTEXT, CHART_MIN_MAX_CONTEXT)
+        contexts = [c for c in CONTEXT_PRESETS if CHART_MIN_CONTEXT <= c <= top]
+        points = []
+        for context in contexts:
+            try:
+                plan = plan_memory(self.model, self.hardware, replace(e.scenario, context=context, offload_pct=0.0))
+            except SizingError:
+                continue
+            points.append(ContextPoint(context, plan.fit.required_bytes,
+                                       plan.kv.total_bytes if plan.kv is not None else 0.0,
+                                       plan.fit.required_bytes <= plan.fit.usable_bytes_per_gpu * plan.fit.gpus))
+        return points
+
+    @cached_property
+    def chart(self) -> VramChart | None:
+        points = self.context_points
+        if len(points) < 2:
+            return None
+        usable = self.estimate.fit.usable_bytes_per_gpu * self.estimate.fit.gpus / GIB
+        return vram_chart([(p.context, p.required_bytes / GIB) for p in points], usable)
+
+    # ---- section 14
+    @cached_property
+    def matrix(self) -> list[MatrixRow]:
+        e = self.estimate
+        formats = [NATIVE_FORMAT.get(self.model.native_dtype, "BF16"), *MATRIX_FORMATS]
+        if e.scenario.quant not in formats:
+            formats.append(e.scenario.quant)
+        rows = []
+        for quant in dict.fromkeys(formats):
+            try:
+                est = self.catalog.estimate(self.model, self.hardware, replace(e.scenario, quant=quant))
+            except SizingError:
+                continue
+            rows.append(MatrixRow(quant, quant == e.scenario.quant, est.memory.weights_loaded_bytes,
+                                  est.kv.total_bytes if est.kv is not None else None, est.fit.required_bytes,
+                                  est.fit.verdict, est.decode.tokens_per_s,
+                                  self._smallest_fit(replace(e.scenario, quant=quant, gpus=1)),
+                                  est.weights.source))
+        return rows
+
+    def _smallest_fit(self, scenario: Scenario) -> HardwareSpec | None:
+        for accelerator in sorted(self.catalog.hardware.values(), key=lambda h: (h.memory_gb, h.price_usd or 0)):
+            if self._fits_single(accelerator, scenario):
+                return accelerator
+        return None
+
+    def _fits_single(self, accelerator: HardwareSpec, scenario: Scenario) -> bool:
+        try:
+            return plan_memory(self.model, accelerator, scenario).fit.fits
+        except SizingError:
+            return False
+
+    # ---- section 16
+    @cached_property
+    def other_hardware(self) -> list[HardwareSpec]:
+        return [h for h in self.catalog.hardware.values() if h.slug != self.hardware.slug]
+
+    @cached_property
+    def other_models(self) -> list[LLMModel]:
+        return [row for row in self.catalog.model_rows if row.slug != self.model.slug]
+
+
+def build_report(model_row: LLMModel, hardware_row: Accelerator, query: QueryDict,
+                 catalog: CatalogSnapshot) -> ReportPage:
+    model = catalog.model(model_row.slug)
+    hardware = catalog.accelerator(hardware_row.slug)
+    form = ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context,
+                            default_budget=hardware.price_usd)
+    page = ReportPage(model_row, hardware_row, model, hardware, form, catalog)
+    if not form.is_valid():
+        return page
+    try:
+        page.estimate = catalog.estimate(model, hardware, form.scenario())
+    except SizingError as exc:
+        form.add_error(field_for_error(str(exc)), str(exc))
+    return page

@@ -1,0 +1,305 @@
+"""What to change so the configuration fits: ranked options, each re-sized by the engine.
+
+When an estimate's verdict is "exceeds" (or "tight"), ``fit_options`` tries one change at a time and re-runs the
+memory plan (and, for the change it proposes, the whole estimate) with it:
+
+=====================  ===========================================================================================
+code                   change (``FitOption.params``)
+=====================  ===========================================================================================
+``kv_8bit``            8-bit KV cache: llama.cpp ``-ctk q8_0 -ctv q8_0`` (q8_0 = 34 bytes per 32 values, ggml-common.h
+                       block_q8_0), vLLM ``--kv-cache-dtype fp8`` (1 byte per value). Offered while the cache is
+                       16/32-bit. params: kv_dtype, flags, kv_gib_before, kv_gib_after
+``shorter_context``    the largest preset context (CONTEXT_PRESETS, 2K … 1M) below the current one that reaches the
+                       goal; none when even 2K does not. params: context, previous
+``smaller_format``     the best-quality format that reaches the goal, walking a ladder of decreasing size (GGUF for
+                       llama.cpp, FP8 then AWQ for vLLM); only formats whose weights are smaller than the current
+                       ones. params: quant, previous
+``moe_offload``        llama.cpp, MoE model, discrete GPUs: routed experts of the first N blocks in system RAM
+                       (``--n-cpu-moe N``, the smallest N that reaches the goal; fit.place_llama_cpp). Decode then
+                       reads those experts at system-RAM speed. params: n_cpu_moe, blocks, flags, offloaded_gib
+``more_gpus``          the smallest count of the same accelerator, up to MAX_ADVISED_GPUS, that reaches the goal
+                       (vLLM: counts its tensor-parallel split rejects are skipped). params: gpus, added
+``larger_accelerator`` one GPU of the catalog accelerator with more usable memory that reaches the goal: smallest
+                       memory first, then lowest price (unpriced last). params: slug, name, memory_gb, price_usd
+=====================  ===========================================================================================
+
+The goal: from "exceeds", any verdict that runs without automatic offload (tight included); from "tight", a verdict
+with at least fit.TIGHT_BUFFER of the usable memory to spare (fits / unified). An option that only helps (8-bit KV
+that is not enough) is still listed, with ``resolves`` False; the other options are the smallest change that reaches
+the goal, or absent.
+
+Ranking (``rank_options``): options that reach the goal first; within each group the faster expected decode
+(tokens/s of one stream, the engine's speed model on the changed configuration) first; then the table's order.
+Rationale: a change that does not make it run is worth less than any that does, and among those that do, the
+visitor's next question is how fast it will be (quality loss of a smaller format and the price of hardware are shown
+with each option, not folded into one score).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import SizingError
+from .estimate import (
+    GGUF_KEEPS_MTP_ARCHITECTURES,
+    GIB,
+    Estimate,
+    MemoryPlan,
+    engine_usable_bytes,
+    estimate,
+    estimate_speeds,
+    plan_memory,
+)
+from .fit import TIGHT_BUFFER, Verdict, usable_factor, verdict_for
+from .parameters import count_parameters
+from .quant import quant_format
+from .specs import HardwareSpec, ModelSpec, Scenario
+from .weights import weight_bytes
+
+# The configurator's context presets (tokens), 2K … 1M.
+CONTEXT_PRESETS = tuple(2**n for n in range(11, 21))
+# Decreasing quality and size; llama.cpp runs GGUF only (estimate.VLLM_ONLY_FORMATS), vLLM serves FP8 and 4-bit
+# AWQ/GPTQ checkpoints. GPTQ has AWQ's size and TP rules (int4, group 128: quant.py, parallelism.VLLM_QUANT_BLOCK),
+# so AWQ stands for both.
+FORMAT_LADDER = {
+    "llama.cpp": ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "IQ2_XXS", "IQ1_M"),
+    "vllm": ("FP8", "AWQ"),
+}
+# 8-bit KV cache per engine: (kv dtype, launch flags). llama.cpp common/arg.cpp -ctk/-ctv; vLLM --kv-cache-dtype.
+KV_8BIT = {"llama.cpp": ("q8_0", "-ctk q8_0 -ctv q8_0"), "vllm": ("fp8", "--kv-cache-dtype fp8")}
+# KV dtypes already at 8 bits or below: no 8-bit option.
+KV_8BIT_OR_LESS = frozenset({"q8_0", "q4_0", "fp8", "fp8_e4m3", "fp8_e5m2"})
+# "N more GPUs" stops here: beyond one 8-GPU node pair, buying a larger accelerator is the realistic advice.
+MAX_ADVISED_GPUS = 16
+# Backends each engine runs on (vLLM has no Metal backend; on Apple silicon it runs on the CPU only).
+ENGINE_BACKENDS = {
+    "llama.cpp": frozenset({"cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"}),
+    "vllm": frozenset({"cuda", "rocm", "sycl", "cann", "other"}),
+}
+OPTION_ORDER = ("kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus", "larger_accelerator")
+
+
+@dataclass(frozen=True)
+class FitOption:
+    """One change and its effect, as the engine sizes it. Bytes; ``*_gib`` properties for display."""
+
+    code: str  # OPTION_ORDER
+    params: Mapping[str, Any] = field(hash=False)
+    hardware: HardwareSpec  # the accelerator of the changed configuration
+    scenario: Scenario  # the changed configuration (a configurator link can be built from it)
+    verdict: Verdict
+    resolves: bool  # reaches the goal (module doc)
+    required_bytes: float  # weights + KV + runtime, all GPUs and host-side pieces
+    per_gpu_bytes: float  # what the fullest GPU must hold (the verdict's basis)
+    usable_bytes_per_gpu: float
+    kv_bytes: float
+    offloaded_bytes: float  # in system RAM (moe_offload; or what automatic offload would move)
+    decode_tok_s: float
+
+    @property
+    def required_gib(self) -> float:
+        return self.required_bytes / GIB
+
+    @property
+    def per_gpu_gib(self) -> float:
+        return self.per_gpu_bytes / GIB
+
+
+def fit_options(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, *,
+                hardware_catalog: Sequence[HardwareSpec]) -> tuple[FitOption, ...]:
+    """Ranked changes that make ``model`` fit ``scenario.gpus`` × ``hardware`` (empty when it already fits well).
+
+    ``hardware_catalog`` supplies the larger accelerators. SizingError for input the engine cannot size, as
+    ``estimate``. Options carry no cloud cost: the recommendations (recommend.py) price the configuration.
+    """
+    current = estimate(model, hardware, scenario)
+    if current.fit.verdict not in ("exceeds", "tight"):
+        return ()
+    goal = _Goal(current.fit.verdict)
+    candidates = (
+        _kv_8bit(current, goal),
+        _shorter_context(current, goal),
+        _smaller_format(current, goal),
+        _moe_offload(current, goal),
+        _more_gpus(current, goal),
+        _larger_accelerator(current, goal, hardware_catalog),
+    )
+    return rank_options(option for option in candidates if option is not None)
+
+
+def rank_options(options) -> tuple[FitOption, ...]:
+    """Reaching the goal first, then faster decode, then OPTION_ORDER (module doc)."""
+    return tuple(sorted(options, key=lambda o: (not o.resolves, -o.decode_tok_s, OPTION_ORDER.index(o.code))))
+
+
+@dataclass(frozen=True)
+class _Goal:
+    """What counts as fixed, given the current verdict (module doc)."""
+
+    current: Verdict
+
+    def reached(self, verdict: Verdict) -> bool:
+        if self.current == "tight":
+            return verdict in ("fits", "unified")
+        return verdict != "exceeds"
+
+
+def feasible_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
+    """plan_memory, or None when the GPUs cannot even hold the weights or the engine cannot run the split.
+
+    The weights less llama.cpp's host-side input embedding are a lower bound of what the GPUs must hold (as
+    estimate._offer_fits prunes offers), so hopeless candidates cost one cached weight_bytes lookup, not a plan.
+    """
+    if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
+        return None
+    if scenario.offload_pct is None:
+        # include_mtp as plan_memory decides it, so the lookup is the one plan_memory then hits in the cache.
+        include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
+        weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+        if weights.total_bytes - weights.embedding_bytes > scenario.gpus * engine_usable_bytes(hardware, scenario):
+            return None
+    try:
+        return plan_memory(model, hardware, scenario)
+    except SizingError:
+        return None  # e.g. vLLM cannot split the heads over this GPU count
+
+
+def _reaches(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, goal: _Goal) -> bool:
+    plan = feasible_plan(model, hardware, scenario)
+    return plan is not None and goal.reached(plan.fit.verdict)
+
+
+def _option(code: str, params: Mapping[str, Any], result: Estimate, goal: _Goal) -> FitOption:
+    fit = result.fit
+    return FitOption(code, params, result.hardware, result.scenario, fit.verdict, goal.reached(fit.verdict),
+                     fit.required_bytes, max(fit.placement.demand_per_gpu), fit.usable_bytes_per_gpu,
+                     result.memory.kv_bytes, fit.placement.offloaded_bytes, result.decode.tokens_per_s)
+
+
+def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **changes: Any) -> Estimate:
+    """The full estimate of the current configuration with ``changes``."""
+    return estimate(current.model, hardware or current.hardware, replace(current.scenario, **changes))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The options
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _kv_8bit(current: Estimate, goal: _Goal) -> FitOption | None:
+    kv = current.kv
+    if kv is None or kv.kv_dtype in KV_8BIT_OR_LESS or kv.total_bytes == 0:
+        return None
+    kv_dtype, flags = KV_8BIT[current.scenario.engine]
+    result = _changed(current, kv_dtype=kv_dtype)
+    params = {"kv_dtype": kv_dtype, "flags": flags, "kv_gib_before": kv.total_bytes / GIB,
+              "kv_gib_after": result.memory.kv_bytes / GIB}
+    return _option("kv_8bit", params, result, goal)
+
+
+def _shorter_context(current: Estimate, goal: _Goal) -> FitOption | None:
+    """Largest preset below the current context that reaches the goal (memory grows with context: bisect)."""
+    scenario = current.scenario
+    presets = [context for context in reversed(CONTEXT_PRESETS) if context < scenario.context]  # largest first
+    first = _first_reaching(len(presets), lambda i: _reaches(current.model, current.hardware,
+                                                             _with_context(scenario, presets[i]), goal))
+    if first is None:
+        return None
+    changed = _with_context(scenario, presets[first])
+    result = _changed(current, context=changed.context, depth=changed.depth)
+    return _option("shorter_context", {"context": changed.context, "previous": scenario.context}, result, goal)
+
+
+def _with_context(scenario: Scenario, context: int) -> Scenario:
+    # The decode depth must stay inside the cache (validate_scenario): at most a full context.
+    return replace(scenario, context=context, depth=min(scenario.depth, context - 1))
+
+
+def _smaller_format(current: Estimate, goal: _Goal) -> FitOption | None:
+    """Best-quality ladder format below the current one's nominal bits per weight that reaches the goal.
+
+    Along the ladder the weights shrink, so "reaches the goal" turns true once and stays true: bisect (each probe
+    of a new format sizes every tensor of the model once, ~15 ms for a 1,500-tensor MoE, then cached).
+    """
+    scenario, model = current.scenario, current.model
+    current_bpw = quant_format(scenario.quant).bits_per_weight
+    ladder = [quant for quant in FORMAT_LADDER[scenario.engine] if quant_format(quant).bits_per_weight < current_bpw]
+    first = _first_reaching(len(ladder), lambda i: _reaches(model, current.hardware,
+                                                            replace(scenario, quant=ladder[i]), goal))
+    if first is None:
+        return None
+    quant = ladder[first]
+    return _option("smaller_format", {"quant": quant, "previous": current.weights.quant},
+                   _changed(current, quant=quant), goal)
+
+
+def _first_reaching(count: int, reaches) -> int | None:
+    """Smallest index in range(count) for which ``reaches`` holds, for a predicate that stays true once true."""
+    if count == 0 or not reaches(count - 1):
+        return None
+    low, high = 0, count - 1  # reaches(high) holds
+    while low < high:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _moe_offload(current: Estimate, goal: _Goal) -> FitOption | None:
+    """--n-cpu-moe N: fit.place_llama_cpp's automatic offload, aimed at the goal's usable memory.
+
+    From "tight" (and first from "exceeds") the placement aims at (1 − TIGHT_BUFFER) of the usable memory, so the
+    GPUs keep the buffer; from "exceeds" it falls back to the whole usable memory. The aim is set through the
+    accelerator's usable factor, so the plan is plan_memory's own.
+    """
+    model, hardware, scenario = current.model, current.hardware, current.scenario
+    if (scenario.engine != "llama.cpp" or model.moe is None or hardware.kind == "unified"
+            or scenario.offload_pct is not None):
+        return None
+    aims = [1 - TIGHT_BUFFER] if goal.current == "tight" else [1 - TIGHT_BUFFER, 1.0]
+    for aim in aims:
+        plan = plan_memory(model, replace(hardware, usable_memory_factor=usable_factor(hardware) * aim), scenario)
+        placement = plan.placement
+        blocks = len(plan.layout.blocks) if plan.layout is not None else 0
+        experts_only = placement.n_cpu_moe and placement.gpu_layers == blocks + 1
+        if not experts_only:
+            continue
+        usable = current.fit.usable_bytes_per_gpu
+        verdict = verdict_for(placement.per_gpu_bytes, usable, unified=False)
+        if not goal.reached(verdict):
+            continue
+        speeds = estimate_speeds(model, hardware, scenario, plan, count_parameters(model))
+        params = {"n_cpu_moe": placement.n_cpu_moe, "blocks": blocks, "flags": f"--n-cpu-moe {placement.n_cpu_moe}",
+                  "offloaded_gib": placement.offloaded_bytes / GIB}
+        return FitOption("moe_offload", params, hardware, scenario, verdict, True, plan.fit.required_bytes,
+                         placement.per_gpu_bytes, usable, plan.kv_bytes, placement.offloaded_bytes,
+                         speeds.decode.tokens_per_s)
+    return None
+
+
+def _more_gpus(current: Estimate, goal: _Goal) -> FitOption | None:
+    scenario, hardware = current.scenario, current.hardware
+    if hardware.kind == "unified":
+        return None  # one machine, one memory pool
+    for gpus in range(scenario.gpus + 1, MAX_ADVISED_GPUS + 1):
+        if _reaches(current.model, hardware, replace(scenario, gpus=gpus), goal):
+            params = {"gpus": gpus, "added": gpus - scenario.gpus}
+            return _option("more_gpus", params, _changed(current, gpus=gpus), goal)
+    return None
+
+
+def _larger_accelerator(current: Estimate, goal: _Goal, catalog: Sequence[HardwareSpec]) -> FitOption | None:
+    scenario = replace(current.scenario, gpus=1)
+    own_usable = engine_usable_bytes(current.hardware, scenario)
+    larger = [spec for spec in catalog
+              if spec.slug != current.hardware.slug and engine_usable_bytes(spec, scenario) > own_usable]
+    larger.sort(key=lambda spec: (spec.memory_gb, spec.price_usd is None, spec.price_usd or 0.0, spec.slug))
+    for spec in larger:
+        if _reaches(current.model, spec, scenario, goal):
+            params = {"slug": spec.slug, "name": spec.name, "memory_gb": spec.memory_gb, "price_usd": spec.price_usd}
+            return _option("larger_accelerator", params, _changed(current, hardware=spec, gpus=1), goal)
+    return None

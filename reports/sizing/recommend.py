@@ -1,0 +1,223 @@
+"""Recommended hardware for one model × scenario, chosen from the catalog.
+
+Four recommendations, as on the seed report pages ("Recommended Hardware for Current Configuration"); "fits" means
+the verdict is not "exceeds" (the model runs without automatic offload; "tight" counts, and is reported):
+
+* ``best_single``: one discrete GPU or datacenter accelerator (unified-memory machines have their own card). Among
+  those that fit, the cheapest by its latest new price (``HardwareSpec.price_usd``); equal prices: the faster
+  decode. When none of the fitting ones has a price: the smallest memory that fits (equal memory: faster decode).
+* ``best_value_multi``: ``count`` × one priced accelerator, count in MULTI_GPU_COUNTS, with the lowest total price
+  (count × price) that fits under the scenario's engine (vLLM: a tensor-parallel split its divisibility rules
+  accept; llama.cpp: layer split). Equal totals: fewer GPUs, then slug.
+* ``unified``: the unified-memory machine (Apple Mac, DGX Spark, Ryzen AI Max) with the least memory that fits;
+  equal memory: lower price.
+* ``cloud``: the catalog cloud offer with the lowest hourly price whose accelerator × GPU count fits, in
+  economics.cheapest_offer's order (hourly price, fewer GPUs, provider, instance); with its cost per 1M tokens.
+
+An empty recommendation has ``choice`` None and a ``reason`` Note (codes in notes.py).
+
+Speed: every candidate is first checked against a lower bound (advice.feasible_plan: the weights less the
+host-side embedding must fit the GPUs) and candidates are tried cheapest first, so a request sizes only the few
+memory plans near the answer; plan_memory caches plans across requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
+
+from .advice import ENGINE_BACKENDS, feasible_plan
+from .economics import ServingCost
+from .estimate import GIB, MemoryPlan, estimate_speeds, validate_scenario
+from .fit import Verdict
+from .notes import Note
+from .parameters import count_parameters
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+
+MULTI_GPU_COUNTS = (2, 4, 8)
+
+Choice = TypeVar("Choice")
+
+
+@dataclass(frozen=True)
+class HardwareChoice:
+    """``count`` × ``hardware`` running the scenario. Bytes; totals in the catalog's decimal GB and USD."""
+
+    hardware: HardwareSpec
+    count: int
+    verdict: Verdict
+    required_bytes: float
+    per_gpu_bytes: float  # what the fullest GPU holds
+    usable_bytes_per_gpu: float
+    decode_tok_s: float
+
+    @property
+    def total_memory_gb(self) -> float:
+        return self.count * self.hardware.memory_gb
+
+    @property
+    def total_price_usd(self) -> float | None:
+        price = self.hardware.price_usd
+        return self.count * price if price is not None else None
+
+    @property
+    def required_gib(self) -> float:
+        return self.required_bytes / GIB
+
+
+@dataclass(frozen=True)
+class CloudChoice:
+    offer: CloudOfferSpec
+    hardware: HardwareSpec
+    verdict: Verdict
+    required_bytes: float
+    per_gpu_bytes: float
+    decode_tok_s: float
+    cost_per_mtok_usd: float  # one stream (batch 1), as the estimate contract's cost_per_mtok_usd
+
+    @property
+    def total_memory_gb(self) -> float:
+        return self.offer.gpu_count * self.hardware.memory_gb
+
+
+@dataclass(frozen=True)
+class Recommendation(Generic[Choice]):
+    choice: Choice | None
+    reason: Note | None = None  # why there is no choice
+
+
+@dataclass(frozen=True)
+class Recommendations:
+    best_single: Recommendation[HardwareChoice]
+    best_value_multi: Recommendation[HardwareChoice]
+    unified: Recommendation[HardwareChoice]
+    cloud: Recommendation[CloudChoice]
+
+
+def recommend_hardware(model: ModelSpec, scenario: Scenario, *, hardware_catalog: Sequence[HardwareSpec],
+                       offers: Sequence[CloudOfferSpec]) -> Recommendations:
+    """The four recommendations of the module doc for ``model`` under ``scenario`` (its ``gpus`` is ignored)."""
+    validate_scenario(scenario)
+    sizer = _Sizer(model, scenario)
+    runnable = [spec for spec in hardware_catalog if spec.backend in ENGINE_BACKENDS[scenario.engine]]
+    discrete = [spec for spec in runnable if spec.kind != "unified"]
+    multi = _best_value_multi(sizer, discrete)
+    return Recommendations(
+        best_single=_best_single(sizer, discrete, multi),
+        best_value_multi=multi,
+        unified=_unified(sizer, runnable, scenario.engine),
+        cloud=_cloud(sizer, offers, hardware_catalog),
+    )
+
+
+class _Sizer:
+    """Fit and decode speed of the model on count × accelerator, scenario fixed."""
+
+    def __init__(self, model: ModelSpec, scenario: Scenario) -> None:
+        self.model = model
+        self.scenario = scenario
+
+    def plan(self, hardware: HardwareSpec, count: int) -> MemoryPlan | None:
+        """The memory plan when it fits, else None."""
+        plan = feasible_plan(self.model, hardware, replace(self.scenario, gpus=count))
+        return plan if plan is not None and plan.fit.fits else None
+
+    def choice(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> HardwareChoice:
+        fit = plan.fit
+        return HardwareChoice(hardware, count, fit.verdict, fit.required_bytes, max(fit.placement.demand_per_gpu),
+                              fit.usable_bytes_per_gpu, self.decode_tok_s(hardware, count, plan))
+
+    def decode_tok_s(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> float:
+        scenario = replace(self.scenario, gpus=count)
+        return estimate_speeds(self.model, hardware, scenario, plan, count_parameters(self.model)).decode.tokens_per_s
+
+    def first_fitting(self, candidates: Iterable[tuple[HardwareSpec, int]]
+                      ) -> tuple[HardwareSpec, int, MemoryPlan] | None:
+        for hardware, count in candidates:
+            plan = self.plan(hardware, count)
+            if plan is not None:
+                return hardware, count, plan
+        return None
+
+    def fastest_of_ties(self, first: tuple[HardwareSpec, int, MemoryPlan], candidates: Sequence[HardwareSpec],
+                        tie_key: Callable[[HardwareSpec], object]) -> HardwareChoice:
+        """The fastest-decoding fitting accelerator among ``candidates`` whose tie_key equals the first fit's."""
+        hardware, count, plan = first
+        choices = [self.choice(hardware, count, plan)]
+        for other in candidates:
+            if other is not hardware and tie_key(other) == tie_key(hardware):
+                other_plan = self.plan(other, count)
+                if other_plan is not None:
+                    choices.append(self.choice(other, count, other_plan))
+        return max(choices, key=lambda choice: choice.decode_tok_s)
+
+
+def _best_single(sizer: _Sizer, discrete: list[HardwareSpec],
+                 multi: Recommendation[HardwareChoice]) -> Recommendation[HardwareChoice]:
+    priced = sorted((spec for spec in discrete if spec.price_usd is not None),
+                    key=lambda spec: (spec.price_usd, spec.slug))
+    first = sizer.first_fitting((spec, 1) for spec in priced)
+    if first is not None:
+        return Recommendation(sizer.fastest_of_ties(first, priced, lambda spec: spec.price_usd))
+    unpriced = sorted((spec for spec in discrete if spec.price_usd is None),
+                      key=lambda spec: (spec.memory_gb, spec.slug))
+    first = sizer.first_fitting((spec, 1) for spec in unpriced)
+    if first is not None:
+        return Recommendation(sizer.fastest_of_ties(first, unpriced, lambda spec: spec.memory_gb))
+    largest = max(discrete, key=lambda spec: spec.memory_gb, default=None)
+    params = {"largest": largest.name if largest else "", "memory_gb": largest.memory_gb if largest else 0.0}
+    if multi.choice is not None:
+        return Recommendation(None, Note("multi_gpu_required", "no single accelerator holds it: multi-GPU "
+                                         f"required (largest: {params['largest']})", params))
+    return Recommendation(None, Note("no_single_fits", "no single accelerator of the catalog holds it (largest: "
+                                     f"{params['largest']})", params))
+
+
+def _best_value_multi(sizer: _Sizer, discrete: list[HardwareSpec]) -> Recommendation[HardwareChoice]:
+    candidates = sorted(((spec, count) for spec in discrete if spec.price_usd is not None
+                         for count in MULTI_GPU_COUNTS),
+                        key=lambda pair: (pair[1] * pair[0].price_usd, pair[1], pair[0].slug))
+    first = sizer.first_fitting(candidates)
+    if first is None:
+        counts = ", ".join(str(count) for count in MULTI_GPU_COUNTS)
+        return Recommendation(None, Note("no_priced_multi_gpu", f"no priced accelerator holds it at {counts} GPUs",
+                                         {"counts": counts}))
+    return Recommendation(sizer.choice(*first))
+
+
+def _unified(sizer: _Sizer, runnable: list[HardwareSpec], engine: str) -> Recommendation[HardwareChoice]:
+    machines = sorted((spec for spec in runnable if spec.kind == "unified"),
+                      key=lambda spec: (spec.memory_gb, spec.price_usd is None, spec.price_usd or 0.0, spec.slug))
+    if not machines:
+        return Recommendation(None, Note("no_unified_for_engine",
+                                         f"the catalog has no unified-memory machine {engine} runs on",
+                                         {"engine": engine}))
+    first = sizer.first_fitting((spec, 1) for spec in machines)
+    if first is None:
+        largest = machines[-1]
+        return Recommendation(None, Note("exceeds_largest_unified",
+                                         f"exceeds the largest unified-memory machine ({largest.name}, "
+                                         f"{largest.memory_gb:g} GB)",
+                                         {"largest": largest.name, "memory_gb": largest.memory_gb}))
+    return Recommendation(sizer.choice(*first))
+
+
+def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
+           catalog: Sequence[HardwareSpec]) -> Recommendation[CloudChoice]:
+    if not offers:
+        return Recommendation(None, Note("no_offers", "the catalog has no active cloud offers"))
+    by_slug = {spec.slug: spec for spec in catalog}
+    # economics.cheapest_offer's order; the first that fits is the offer cheapest_offer(offers, fits) returns.
+    ordered = sorted(offers, key=lambda offer: (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance))
+    for offer in ordered:
+        hardware = by_slug.get(offer.accelerator_slug)
+        plan = sizer.plan(hardware, offer.gpu_count) if hardware is not None else None
+        if plan is None:
+            continue
+        decode = sizer.decode_tok_s(hardware, offer.gpu_count, plan)
+        cost = ServingCost.on_offer(offer, decode_tok_s=decode)
+        return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,
+                                          max(plan.fit.placement.demand_per_gpu), decode,
+                                          cost.single_stream_usd_per_mtok))
+    return Recommendation(None, Note("no_offer_fits_any", "no catalog cloud offer holds it"))

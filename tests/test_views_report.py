@@ -1,0 +1,99 @@
+"""The report page: full page, htmx partial, GET state, validation, both languages, the catalog's hard cases."""
+
+import re
+
+import pytest
+
+from catalog.seed_loader import load_catalog
+
+pytestmark = pytest.mark.django_db
+
+# Dense GQA, MoE+GQA, MLA+DSA, sliding window, hybrid linear attention, an estimated model without config.json.
+SAMPLE_PAIRS = [
+    ("llama-3-1-8b-instruct", "rtx-4090"),
+    ("glm-4-5", "instinct-mi325x-256gb"),
+    ("glm-5", "instinct-mi325x-256gb"),
+    ("gemma-3-27b-it", "rtx-3090"),
+    ("qwen3-next-80b-a3b-instruct", "h100-80gb-sxm"),
+    ("gpt-oss-120b", "mac-studio-m3-ultra-512gb"),
+    ("kimi-k3-2-8t-a104b", "b300-288gb"),
+]
+
+
+@pytest.fixture
+def catalog(db):
+    load_catalog()
+
+
+def url(model, hardware, lang="en", query=""):
+    return f"/{lang}/report/{model}/{hardware}/" + (f"?{query}" if query else "")
+
+
+@pytest.mark.parametrize("model, hardware", SAMPLE_PAIRS)
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_section_renders_for_the_hard_cases(client, catalog, model, hardware, lang):
+    response = client.get(url(model, hardware, lang))
+    assert response.status_code == 200, response.content[:500]
+    body = response.content.decode()
+    for section in ("fit", "speed", "how", "launch", "simulator", "cloud", "finetune", "notes", "chart", "matrix",
+                    "faq", "links"):
+        assert f'id="{section}"' in body, section
+    assert f'<html lang="{lang}">' in body
+
+
+def test_page_shows_the_engines_figures(client, catalog):
+    body = client.get(url("glm-4-5", "instinct-mi325x-256gb")).content.decode()
+    # GLM-4.5 at 8K with FP16 KV: 2 × 92 layers × 8 KV heads × 128 × 2 B × 8,192 = 2.875 GiB (seed: 2.88)
+    assert "2.88 GiB" in body
+    assert "Fits with safe headroom" in body
+    assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in body
+
+
+def test_german_page_uses_german_number_format(client, catalog):
+    body = client.get(url("glm-4-5", "instinct-mi325x-256gb", "de")).content.decode()
+    assert "2,88 GiB" in body
+    assert "Passt mit sicherer Reserve" in body
+
+
+def test_htmx_request_gets_only_the_results_partial(client, catalog):
+    full = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=32768"))
+    partial = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=32768"),
+                         headers={"HX-Request": "true"})
+    assert partial.status_code == 200
+    assert "<html" not in partial.content.decode()
+    assert 'id="fit"' in partial.content.decode()
+    assert 'id="configurator"' not in partial.content.decode() and 'id="links"' not in partial.content.decode()
+    assert len(partial.content) < len(full.content)
+    assert "HX-Request" in partial["Vary"]
+
+
+def test_query_string_changes_the_numbers(client, catalog):
+    base = client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode()
+    longer = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=131072")).content.decode()
+    # Llama-3.1-8B KV: 131,072 B/token → 1.00 GiB at 8K, 16.00 GiB at 128K
+    assert "1.00 GiB" in base and "16.00 GiB" in longer
+
+
+@pytest.mark.parametrize("query, field, message", [
+    ("context=99999999", "context", "at most"),
+    ("gpus=abc", "gpus", "whole number"),
+    ("kv_dtype=fp8&engine=llama.cpp", "kv_dtype", "Q8_0"),
+    ("quant=NOPE", "quant", "valid choice"),
+    ("gpus=3&engine=vllm", "gpus", "divisible"),
+])
+def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, catalog, query, field, message):
+    response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query=query))
+    assert response.status_code == 400
+    body = response.content.decode()
+    error = re.search(rf'<div id="error-{field}" class="field-error" role="alert">(.*?)</div>', body, re.S)
+    assert error and message in error.group(1), body[:2000]
+
+
+def test_unknown_slugs_are_404(client, catalog):
+    assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
+    assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404
+
+
+def test_an_estimated_model_is_marked_estimated(client, catalog):
+    body = client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
+    assert "badge-estimated" in body
