@@ -70,6 +70,17 @@
     setupSimulator(root);
   }
 
+  // The language switch keeps the configurator state: carry the current query string over after htmx
+  // pushed a new URL (the links were rendered with the page's first state).
+  function syncLanguageLinks() {
+    document.querySelectorAll(".lang-switch a[hreflang]").forEach(function (link) {
+      var url = new URL(link.href, window.location.href);
+      url.search = window.location.search;
+      link.href = url.pathname + url.search;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () { setup(document); });
+  document.addEventListener("htmx:pushedIntoHistory", syncLanguageLinks);
   document.addEventListener("htmx:afterSwap", function (event) { setup(event.target); });
 })();
