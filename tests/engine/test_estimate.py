@@ -174,7 +174,9 @@ def test_invalid_scenarios_name_the_option(changes, option):
 
 def test_context_beyond_the_model_maximum_is_a_warning():
     result = estimate(llama_8b(), H100, Scenario(context=262_144))
-    assert "context exceeds the model's 131072 maximum" in result.warnings
+    note = next(note for note in result.warnings if note.code == "context_above_max")
+    assert note.params == {"context": 262_144, "max_context": 131_072}
+    assert "context exceeds the model's 131072 maximum" in result.to_contract_json()["warnings"]
 
 
 def test_vllm_gpus_that_do_not_divide_the_heads():

@@ -1,0 +1,150 @@
+"""Structured warnings: codes and params the web page translates; the contract keeps the English texts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from reports.sizing.estimate import GIB, estimate
+from reports.sizing.notes import Note, documented_codes
+from reports.sizing.recommend import recommend_hardware
+from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+from tests.engine import seed_catalog as catalog
+
+RTX_4090 = catalog.accelerator("rtx-4090")
+H100 = catalog.accelerator("h100-80gb-sxm")
+
+
+def codes(result):
+    return {note.code: note for note in result.warnings}
+
+
+def test_moe_auto_offload_note_names_n_cpu_moe():
+    result = estimate(catalog.model("glm-4-5"), RTX_4090, Scenario())
+    note = codes(result)["offload_auto_experts"]
+    placement = result.placement
+    assert note.params == {"offloaded_gib": placement.offloaded_bytes / GIB, "n_cpu_moe": placement.n_cpu_moe,
+                           "blocks": 93}  # 92 layers + the MTP block
+    assert f"--n-cpu-moe {placement.n_cpu_moe}" in note.text
+    assert note.text.startswith("does not fit in GPU memory: ")
+
+
+def test_dense_auto_offload_note_counts_blocks():
+    result = estimate(catalog.model("llama-3-1-405b-instruct"), RTX_4090, Scenario())
+    params = codes(result)["offload_auto_layers"].params
+    assert params["blocks"] == 126  # num_hidden_layers
+    assert params["gpu_layers"] + params["cpu_blocks"] == 126
+    assert params["gpu_layers"] == result.placement.gpu_layers
+    assert params["n_cpu_moe"] == 0  # dense
+
+
+def test_nothing_fits_note():
+    tiny = HardwareSpec(slug="tiny", name="Tiny", vendor="x", memory_gb=0.3, bandwidth_gbs=100)
+    result = estimate(catalog.model("llama-3-1-8b-instruct"), tiny, Scenario())
+    assert "offload_auto_nothing_fits" in codes(result)
+    assert codes(result)["prefill_unknown"].params == {"hardware": "Tiny"}
+
+
+def test_vllm_explicit_offload_note_is_in_decimal_gb_per_gpu():
+    scenario = Scenario(engine="vllm", quant="BF16", kv_dtype="auto", gpus=8, offload_pct=50)
+    result = estimate(catalog.model("llama-3-1-405b-instruct"), H100, scenario)
+    note = codes(result)["offload_explicit_vllm"]
+    # Half of each rank's weights; the text prints the same figure to one decimal (vLLM's --cpu-offload-gb unit).
+    per_rank = result.memory.tensor_parallel.per_rank_bytes
+    assert note.params == {"offload_pct": 50, "cpu_offload_gb": pytest.approx(per_rank / 2 / 1e9)}
+    assert f"--cpu-offload-gb {note.params['cpu_offload_gb']:.1f} per GPU" in note.text
+
+
+def test_context_and_prompt_notes():
+    scenario = Scenario(context=262_144, depth=200_000, prompt=100_000)
+    result = estimate(catalog.model("llama-3-1-8b-instruct"), H100, scenario)
+    notes = codes(result)
+    assert notes["context_above_max"].params == {"context": 262_144, "max_context": 131_072}
+    assert notes["prompt_beyond_context"].params == {"depth": 200_000, "prompt": 100_000, "tokens": 300_000,
+                                                     "context": 262_144}
+    assert notes["prompt_beyond_context"].text.startswith("depth + prompt (300,000 tokens) exceed --context 262,144")
+
+
+def test_contract_json_keeps_the_english_texts():
+    result = estimate(catalog.model("glm-4-5"), RTX_4090, Scenario())
+    assert result.to_contract_json()["warnings"] == [note.text for note in result.warnings]
+    assert all(isinstance(text, str) for text in result.to_contract_json()["warnings"])
+    assert str(result.warnings[0]) == result.warnings[0].text
+
+
+def test_shapeless_model_notes():
+    proxy = catalog.model("llama-3-1-8b-instruct")
+    model = ModelSpec(slug="x", name="X 9B", architecture="", hidden_size=4096, vocab_size=128_256, layers=(),
+                      attention=None, stated_params_total=9e9, confidence="estimated", kv_proxy=proxy)
+    notes = codes(estimate(model, H100, Scenario()))
+    assert notes["weights_estimated"].params == {"model": "X 9B", "params_total": 9e9}
+    assert notes["kv_from_proxy"].params == {"proxy": proxy.name}
+    assert "finetune_unknown" in notes
+    assert "kv_unknown" in codes(estimate(replace(model, kv_proxy=None), H100, Scenario()))
+
+
+def _shapeless(kv_proxy: bool, params: float = 90e9) -> ModelSpec:
+    return ModelSpec(slug="x", name="X", architecture="", hidden_size=4096, vocab_size=128_256, layers=(),
+                     attention=None, stated_params_total=params, confidence="estimated",
+                     kv_proxy=catalog.model("llama-3-1-8b-instruct") if kv_proxy else None)
+
+
+def _published() -> ModelSpec:
+    return replace(catalog.model("llama-3-1-8b-instruct"), published_sizes=(("UD-Q4_K_XL", 5_000_000_000),))
+
+
+TINY = HardwareSpec(slug="tiny", name="Tiny", vendor="x", memory_gb=0.3, bandwidth_gbs=100)
+
+# Scenarios that between them raise most notes (model, accelerator, scenario, offers); every note raised must be
+# documented with exactly its params. (vLLM's KV-pool notes need a pool smaller than the request while the
+# memory fits, which the seed catalog does not produce.)
+GRID = [
+    (lambda: catalog.model("glm-4-5"), RTX_4090, Scenario(), ()),
+    (lambda: catalog.model("glm-4-5"), RTX_4090, Scenario(gpus=3, quant="UD-Q2_K_XL", offload_pct=20), ()),
+    (lambda: catalog.model("llama-3-1-405b-instruct"), RTX_4090,
+     Scenario(context=300_000, depth=10, prompt=400_000), catalog.offers()),
+    (lambda: catalog.model("llama-3-1-405b-instruct"), H100,
+     Scenario(engine="vllm", quant="BF16", kv_dtype="auto", gpus=8, offload_pct=50), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), H100, Scenario(engine="vllm", quant="Q4_K_M",
+                                                                    kv_dtype="auto"), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("rtx-3060-12gb"),
+     Scenario(engine="vllm", quant="AWQ", kv_dtype="auto", context=131_072), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("mac-studio-m3-ultra-256gb"),
+     Scenario(offload_pct=30), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), TINY, Scenario(), ()),
+    (lambda: _shapeless(kv_proxy=True), RTX_4090, Scenario(), ()),
+    # 5 T parameters: ≈ 2.8 TiB at Q4_K_M, more than any offer's GPUs hold.
+    (lambda: _shapeless(kv_proxy=False, params=5e12), RTX_4090, Scenario(), catalog.offers()),
+    (_published, RTX_4090, Scenario(quant="UD-Q4_K_XL"), ()),
+]
+EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
+    "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
+    "no_unified_for_engine", "no_offers", "no_offer_fits_any"}  # the recommendation reasons, tested below
+
+
+def _grid_notes():
+    for model, hardware, scenario, offers in GRID:
+        yield from estimate(model(), hardware, scenario, offers=offers,
+                            hardware_catalog=catalog.accelerators()).warnings
+
+
+def test_every_note_is_documented_with_its_params():
+    documented = documented_codes()
+    notes = list(_grid_notes())
+    for note in notes:
+        assert isinstance(note, Note)
+        assert note.code in documented, note.code
+        assert set(note.params) == documented[note.code], note.code
+    assert {note.code for note in notes} == EXPECTED_CODES  # the grid reaches every warning it can
+
+
+def test_recommendation_reasons_are_documented():
+    documented = documented_codes()
+    tiny = HardwareSpec(slug="tiny", name="Tiny", vendor="x", memory_gb=1, bandwidth_gbs=100, price_usd=10)
+    for catalog_, offers in (((tiny,), ()), ((tiny,), catalog.offers()), (catalog.accelerators(), ())):
+        result = recommend_hardware(catalog.model("glm-5"), Scenario(), hardware_catalog=catalog_, offers=offers)
+        for recommendation in (result.best_single, result.best_value_multi, result.unified, result.cloud):
+            if recommendation.reason is not None:
+                note = recommendation.reason
+                assert set(note.params) == documented[note.code], note.code
