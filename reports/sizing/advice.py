@@ -37,7 +37,7 @@ with each option, not folded into one score).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -129,7 +129,7 @@ def fit_options(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, *,
     return rank_options(option for option in candidates if option is not None)
 
 
-def rank_options(options) -> tuple[FitOption, ...]:
+def rank_options(options: Iterable[FitOption]) -> tuple[FitOption, ...]:
     """Reaching the goal first, then faster decode, then OPTION_ORDER (module doc)."""
     return tuple(sorted(options, key=lambda o: (not o.resolves, -o.decode_tok_s, OPTION_ORDER.index(o.code))))
 

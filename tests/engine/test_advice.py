@@ -1,0 +1,185 @@
+"""What to change to fit: each option re-sized by the engine, the smallest change that reaches the goal, ranking."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from reports.sizing.advice import OPTION_ORDER, fit_options
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import GIB, estimate, plan_memory
+from reports.sizing.fit import TIGHT_BUFFER
+from reports.sizing.specs import Scenario
+from tests.engine import seed_catalog as catalog
+
+CATALOG = catalog.accelerators()
+LLAMA_8B = "llama-3-1-8b-instruct"
+RTX_3060 = catalog.accelerator("rtx-3060-12gb")  # 12 GB → 12 × 0.95 = 11.4 GiB usable
+RTX_4090 = catalog.accelerator("rtx-4090")  # 24 GB → 22.8 GiB usable
+
+
+def options(slug, hardware, scenario):
+    return {option.code: option for option in fit_options(catalog.model(slug), hardware, scenario,
+                                                           hardware_catalog=CATALOG)}
+
+
+def test_llama_8b_q4_at_8k_fits_a_12gb_card_and_needs_no_advice():
+    # Weights 4.58 GiB (Q4_K_M) + KV 2 × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B/token × 8,192 = 1 GiB
+    # + runtime ≈ 0.6 GiB ≈ 6.1 GiB, far below 11.4 GiB usable.
+    result = estimate(catalog.model(LLAMA_8B), RTX_3060, Scenario())
+    assert result.fit.verdict == "fits"
+    assert fit_options(catalog.model(LLAMA_8B), RTX_3060, Scenario(), hardware_catalog=CATALOG) == ()
+
+
+# --- Llama 3.1 8B at 128K on a 12 GB card: exceeds ------------------------------------------------------------
+# The GPU holds the Q4_K_M weights less the input embedding llama.cpp keeps on the host (4.576 − 0.275 GiB), the
+# CUDA compute buffer and context (0.545 GiB) and the KV cache, 131,072 B/token: need(context) ≈ 4.85 GiB +
+# context × 131,072 B. At 128K: 4.85 + 16 = 20.85 GiB > 11.4 usable.
+BASE_GIB = 4.5755 - 0.2752 + 0.5454
+
+
+def test_8bit_kv_cache_halves_the_kv_term_llama_cpp():
+    option = options(LLAMA_8B, RTX_3060, Scenario(context=131_072))["kv_8bit"]
+    # q8_0 stores 32 values in 34 bytes (ggml-common.h block_q8_0) instead of 64: 16 GiB × 34 / 64 = 8.5 GiB.
+    assert option.params["kv_gib_before"] == 16.0
+    assert option.params["kv_gib_after"] == 8.5
+    assert option.kv_bytes == 8.5 * GIB
+    assert option.params["flags"] == "-ctk q8_0 -ctv q8_0"
+    assert option.scenario.kv_dtype == "q8_0"
+    # 20.85 − 7.5 GiB = 13.35 GiB still exceeds 11.4: listed, but not as a fix.
+    assert option.verdict == "exceeds" and not option.resolves
+
+
+def test_8bit_kv_cache_halves_the_kv_term_vllm():
+    scenario = Scenario(engine="vllm", quant="BF16", kv_dtype="auto", gpus=4)
+    option = options("llama-3-1-405b-instruct", catalog.accelerator("h100-80gb-sxm"), scenario)["kv_8bit"]
+    # 405B: 126 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 516,096 B/token × 8,192 = 3.9375 GiB; fp8 = 1 B: half.
+    assert option.params["kv_gib_before"] == 3.9375
+    assert option.params["kv_gib_after"] == 3.9375 / 2
+    assert option.params["flags"] == "--kv-cache-dtype fp8"
+
+
+def test_shorter_context_is_the_largest_preset_that_fits():
+    option = options(LLAMA_8B, RTX_3060, Scenario(context=131_072))["shorter_context"]
+    # 32K → 4.85 + 4 = 8.85 GiB fits 11.4 (with more than 8 % spare); 64K → 12.85 GiB does not.
+    assert option.params == {"context": 32_768, "previous": 131_072}
+    assert option.verdict == "fits" and option.resolves
+    assert option.per_gpu_bytes == pytest.approx((BASE_GIB + 4) * GIB, rel=1e-4)
+    assert estimate(catalog.model(LLAMA_8B), RTX_3060, Scenario(context=65_536)).fit.verdict == "exceeds"
+
+
+def test_larger_accelerator_is_the_smallest_memory_then_cheapest():
+    option = options(LLAMA_8B, RTX_3060, Scenario(context=131_072))["larger_accelerator"]
+    # ≈ 20.85 GiB: no 16 GB card (15.2 GiB usable); among the 24 GB cards (22.8 GiB) the Arc Pro B60 is the
+    # cheapest ($500; RTX 3090 $1,499, RTX 4090 $1,599, RX 7900 XTX $999, L4 unpriced).
+    assert option.params["slug"] == "arc-pro-b60-24gb"
+    assert option.hardware.slug == "arc-pro-b60-24gb" and option.scenario.gpus == 1
+    assert option.resolves
+
+
+def test_more_gpus_is_the_smallest_count_that_reaches_the_goal():
+    by_code = options(LLAMA_8B, RTX_3060, Scenario(context=131_072))
+    # 2 × 12 GB: layer split halves the weights and KV (each GPU keeps its own 0.545 GiB of buffers), each GPU
+    # ≈ 11.1 GiB of 11.4: tight, which reaches the goal from "exceeds".
+    assert by_code["more_gpus"].params == {"gpus": 2, "added": 1}
+    assert by_code["more_gpus"].verdict == "tight" and by_code["more_gpus"].resolves
+
+
+# --- GLM-4.5 Q4_K_M (≈ 200 GiB of weights) on one 24 GB GPU ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def glm45_on_4090():
+    return options("glm-4-5", RTX_4090, Scenario())
+
+
+def test_glm45_moe_offload_names_the_smallest_n_cpu_moe(glm45_on_4090):
+    option = glm45_on_4090["moe_offload"]
+    n = option.params["n_cpu_moe"]
+    assert option.params["flags"] == f"--n-cpu-moe {n}"
+    assert option.params["blocks"] == 93  # 92 layers + the MTP block the GGUF keeps
+    # Independently: moving the routed experts of the first n blocks leaves the GPU with the full demand less those
+    # experts, which must keep the 8 % buffer (≤ 0.92 × 22.8 GiB), and n − 1 blocks must not be enough.
+    plan = plan_memory(catalog.model("glm-4-5"), RTX_4090, Scenario())
+    full = plan.placement.demand_per_gpu[0]
+    blocks = plan.layout.blocks
+
+    def need(moved_blocks):
+        return full - sum(block.expert_bytes for block in blocks[:moved_blocks])
+
+    target = (1 - TIGHT_BUFFER) * 22.8 * GIB
+    assert need(n) <= target < need(n - 1)
+    assert option.per_gpu_bytes == pytest.approx(need(n))
+    assert n == 90  # the value the check above pins (3 dense leading layers; the experts of 90 of 90 MoE blocks)
+    assert option.verdict == "fits" and option.resolves
+    # Decode now reads k/E of the experts from system RAM: far below the all-on-GPU speed.
+    assert option.decode_tok_s < 10
+
+
+def test_glm45_more_gpus_is_the_smallest_count(glm45_on_4090):
+    option = glm45_on_4090["more_gpus"]
+    # ≈ 204 GiB plus ≈ 0.6 GiB of buffers per GPU: 9 × 22.8 = 205.2 GiB is short, 10 × 22.8 = 228 GiB holds it.
+    assert option.params == {"gpus": 10, "added": 9}
+    nine = estimate(catalog.model("glm-4-5"), RTX_4090, Scenario(gpus=9))
+    assert nine.fit.verdict == "exceeds"
+
+
+def test_glm45_has_no_format_that_fits_one_24gb_gpu(glm45_on_4090):
+    # Even IQ1_M is ≈ 355 B × 2.15 / 8 ≈ 89 GiB: no smaller format, no shorter context fixes it.
+    assert "smaller_format" not in glm45_on_4090
+    assert "shorter_context" not in glm45_on_4090
+
+
+def test_options_are_ranked_fixes_first_then_by_decode(glm45_on_4090):
+    ranked = fit_options(catalog.model("glm-4-5"), RTX_4090, Scenario(), hardware_catalog=CATALOG)
+    keys = [(not option.resolves, -option.decode_tok_s, OPTION_ORDER.index(option.code)) for option in ranked]
+    assert keys == sorted(keys)
+    assert ranked[-1].code == "kv_8bit"  # 8-bit KV saves 1.3 GiB of ≈ 180 GiB missing: the only non-fix
+    assert [option.resolves for option in ranked] == [True] * (len(ranked) - 1) + [False]
+
+
+# --- other cases ----------------------------------------------------------------------------------------------
+
+
+def test_smaller_format_is_the_best_quality_that_fits():
+    scenario = Scenario(quant="Q5_K_M", context=16_384)
+    model = catalog.model("qwen3-32b")
+    option = options("qwen3-32b", RTX_4090, scenario)["smaller_format"]
+    # Qwen3-32B: Q5_K_M ≈ 21.7 GiB of weights + 4 GiB KV at 16K exceeds 22.8; the next rung, Q4_K_M (≈ 18.6 GiB),
+    # fits (tight).
+    assert option.params == {"quant": "Q4_K_M", "previous": "Q5_K_M"}
+    assert estimate(model, RTX_4090, scenario).fit.verdict == "exceeds"
+    assert option.resolves and option.verdict == "tight"
+
+
+def test_vllm_more_gpus_skips_counts_tensor_parallel_rejects():
+    scenario = Scenario(engine="vllm", quant="BF16", kv_dtype="auto", gpus=4)
+    option = options("llama-3-1-405b-instruct", catalog.accelerator("h100-80gb-sxm"), scenario)["more_gpus"]
+    # BF16 405B ≈ 756 GiB; vLLM's budget per H100 is 0.9 × 79.19 = 71.3 GiB: 8 GPUs (570 GiB) are short and
+    # 128 = 2**7 attention heads divide over none of 9 … 15 GPUs, so 16 it is.
+    assert option.params == {"gpus": 16, "added": 12}
+    model = catalog.model("llama-3-1-405b-instruct")
+    with pytest.raises(SizingError, match="--gpus 12"):
+        estimate(model, catalog.accelerator("h100-80gb-sxm"), replace(scenario, gpus=12))
+
+
+def test_from_tight_the_goal_is_the_8_percent_buffer():
+    # 49,152 tokens: GPU need 4.85 + 6 = 10.85 GiB of 11.4 usable: 0.55 GiB spare < 8 % (0.91 GiB): tight.
+    scenario = Scenario(context=49_152)
+    assert estimate(catalog.model(LLAMA_8B), RTX_3060, scenario).fit.verdict == "tight"
+    by_code = options(LLAMA_8B, RTX_3060, scenario)
+    assert all(option.verdict == "fits" for option in by_code.values() if option.resolves)
+    assert by_code["kv_8bit"].params["kv_gib_after"] == 6 * 34 / 64  # 3.1875 GiB
+    assert by_code["kv_8bit"].resolves  # 10.85 − 2.8125 ≈ 8.0 GiB
+    assert by_code["shorter_context"].params["context"] == 32_768
+    # The smallest card above 12 GB: the 16 GB ones (15.2 GiB usable), cheapest first: RTX 4060 Ti 16GB ($499).
+    assert by_code["larger_accelerator"].params["slug"] == "rtx-4060-ti-16gb"
+
+
+def test_unified_memory_gets_no_more_gpus_or_expert_offload():
+    by_code = options("glm-4-5", catalog.accelerator("mac-studio-m3-ultra-256gb"), Scenario())
+    # 256 GB × 0.78 = 199.7 GiB < ≈ 204 GiB needed.
+    assert "more_gpus" not in by_code and "moe_offload" not in by_code
+    assert by_code["smaller_format"].params["quant"] == "IQ4_XS"  # ≈ 185 GiB
+    assert by_code["larger_accelerator"].params["slug"] == "instinct-mi325x-256gb"
