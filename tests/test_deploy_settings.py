@@ -21,6 +21,8 @@ import pytest
 from django.conf import global_settings
 from django.urls import reverse
 
+from catalog.seed_loader import load_catalog
+
 REPO = Path(__file__).resolve().parent.parent
 SETTINGS_FILE = REPO / "sizer_site" / "settings.py"
 PRODUCTION_HOST = "llmsizer.example"
@@ -201,11 +203,26 @@ class InlineCodeFinder(HTMLParser):
             self.blocked.append("<style> block (style-src has no nonce)")
 
 
-@pytest.mark.django_db
-@pytest.mark.parametrize("url", site_urls())
-def test_pages_contain_no_inline_code_the_csp_would_block(client, production_security, url):
-    response = https_get(client, url)
+def blocked_inline_code(response) -> list[str]:
     nonce_match = re.search(r"'nonce-([^']+)'", response.headers["Content-Security-Policy"])
     finder = InlineCodeFinder(nonce_match.group(1) if nonce_match else "")
     finder.feed(response.content.decode())
-    assert finder.blocked == []
+    return finder.blocked
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", site_urls())
+def test_pages_contain_no_inline_code_the_csp_would_block(client, production_security, url):
+    assert blocked_inline_code(https_get(client, url)) == []
+
+
+@pytest.mark.django_db
+def test_report_page_and_partial_contain_no_inline_code_the_csp_would_block(client, production_security):
+    load_catalog()
+    report = reverse("reports:report", args=["llama-3-1-8b-instruct", "rtx-4090"])
+    for url, extra_headers in [(report, {}), (report.replace("/en/", "/de/", 1), {}),
+                               (report, {"HTTP_HX_REQUEST": "true"})]:
+        response = client.get(url, HTTP_HOST=PRODUCTION_HOST, HTTP_X_FORWARDED_PROTO="https", **extra_headers)
+        assert response.status_code == 200, url
+        assert "'unsafe-inline'" not in response.headers["Content-Security-Policy"]
+        assert blocked_inline_code(response) == [], url
