@@ -146,12 +146,12 @@ def test_sessions_are_stored_where_every_app_server_sees_them():
 # --- two gunicorn servers behind a (simulated) round-robin balancer -------------------------------------------------
 
 class AppServers:
-    """Two gunicorn processes with the same production environment, on two loopback ports."""
+    """COUNT gunicorn processes with the same production environment, each on its own loopback port."""
 
-    def __init__(self, env: dict[str, str]):
+    def __init__(self, env: dict[str, str], count: int = 2):
         self.env = env
         self.log_file = Path(env["VAR_DIR"]) / f"gunicorn-{secrets.token_hex(4)}.log"
-        self.ports = [free_loopback_port(), free_loopback_port()]
+        self.ports = [free_loopback_port() for _ in range(count)]
         self.processes: list[subprocess.Popen] = []
 
     def start(self) -> None:
@@ -247,8 +247,7 @@ def test_a_login_survives_switching_between_app_servers(app_servers):
 def test_a_server_with_another_secret_key_does_not_know_the_session(app_servers):
     # Negative control for the test above: sessions are signed with SECRET_KEY, so a worker that made up its own
     # key would log every user out whenever the balancer sends them to it.
-    stranger = AppServers(dict(app_servers.env, SECRET_KEY=secrets.token_urlsafe(50)))
-    stranger.ports = stranger.ports[:1]
+    stranger = AppServers(dict(app_servers.env, SECRET_KEY=secrets.token_urlsafe(50)), count=1)
     try:
         stranger.start()
         browser = new_browser()
