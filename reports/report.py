@@ -10,16 +10,20 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from django.http import QueryDict
+from django.urls import reverse
 
 from catalog.models import Accelerator, LLMModel, QuantFormat
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
-from reports.forms import CONTEXT_PRESETS, ConfiguratorForm, field_for_error
+from reports.forms import CONTEXT_PRESETS, COST_FIELDS, ConfiguratorForm, field_for_error
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import Estimate, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.advice import FitOption, feasible_plan, fit_options
+from reports.sizing.estimate import Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.parameters import count_parameters
+from reports.sizing.recommend import Recommendations, recommend_hardware
 from reports.sizing.quant import QUANT_FORMATS
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
@@ -96,16 +100,21 @@ class ReportPage:
     @cached_property
     def summary(self) -> dict:
         default = Scenario()
-        totals = {}
-        for context in SUMMARY_CONTEXTS:
-            try:
-                totals[context] = self.catalog.estimate(self.model, self.hardware, replace(default, context=context))
-            except SizingError:
-                return {}
-        base = totals[SUMMARY_CONTEXTS[0]]
-        return {"estimate": base, "total_8k": base.fit.required_bytes,
-                "total_32k": totals[SUMMARY_CONTEXTS[1]].fit.required_bytes,
+        sized = {context: self._sized(replace(default, context=context)) for context in SUMMARY_CONTEXTS}
+        if any(value is None for value in sized.values()):
+            return {}
+        (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
+        return {"plan": plan_short, "speeds": speeds, "params": count_parameters(self.model),
+                "total_8k": plan_short.fit.required_bytes, "total_32k": plan_long.fit.required_bytes,
                 "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1]}
+
+    def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
+        """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""
+        try:
+            plan = plan_memory(self.model, self.hardware, scenario)
+        except SizingError:
+            return None
+        return plan, estimate_speeds(self.model, self.hardware, scenario, plan, count_parameters(self.model))
 
     @property
     def attention(self) -> str:
@@ -169,10 +178,8 @@ class ReportPage:
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
-        try:
-            return plan_memory(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus)).fit.fits
-        except SizingError:
-            return False
+        plan = feasible_plan(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus))
+        return plan is not None and plan.fit.fits
 
     @cached_property
     def rent_vs_buy(self) -> RentVsBuy | None:
@@ -257,28 +264,51 @@ class ReportPage:
             formats.append(e.scenario.quant)
         rows = []
         for quant in dict.fromkeys(formats):
-            try:
-                est = self.catalog.estimate(self.model, self.hardware, replace(e.scenario, quant=quant))
-            except SizingError:
+            scenario = replace(e.scenario, quant=quant)
+            sized = self._sized(scenario)
+            if sized is None:
                 continue
-            rows.append(MatrixRow(quant, quant == e.scenario.quant, est.memory.weights_loaded_bytes,
-                                  est.kv.total_bytes if est.kv is not None else None, est.fit.required_bytes,
-                                  est.fit.verdict, est.decode.tokens_per_s,
-                                  self._smallest_fit(replace(e.scenario, quant=quant, gpus=1)),
-                                  est.weights.source))
+            plan, speeds = sized
+            rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
+                                  plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
+                                  plan.fit.verdict, speeds.decode.tokens_per_s,
+                                  self._smallest_fit(replace(scenario, gpus=1)), plan.weights.source))
         return rows
 
     def _smallest_fit(self, scenario: Scenario) -> HardwareSpec | None:
+        """The catalog accelerator with the least memory (then the lowest price) on which one GPU holds it."""
         for accelerator in sorted(self.catalog.hardware.values(), key=lambda h: (h.memory_gb, h.price_usd or 0)):
-            if self._fits_single(accelerator, scenario):
+            plan = feasible_plan(self.model, accelerator, scenario)
+            if plan is not None and plan.fit.fits:
                 return accelerator
         return None
 
-    def _fits_single(self, accelerator: HardwareSpec, scenario: Scenario) -> bool:
-        try:
-            return plan_memory(self.model, accelerator, scenario).fit.fits
-        except SizingError:
-            return False
+    # ---- sections 6 and 7
+    @cached_property
+    def fit_options(self) -> tuple[FitOption, ...]:
+        return fit_options(self.model, self.hardware, self.estimate.scenario,
+                           hardware_catalog=tuple(self.catalog.hardware.values()))
+
+    @cached_property
+    def fit_option_links(self) -> list[tuple[FitOption, str]]:
+        return [(option, self.configured_url(option.hardware, option.scenario)) for option in self.fit_options]
+
+    def configured_url(self, hardware: HardwareSpec, scenario: Scenario) -> str:
+        """The report URL of `scenario` on `hardware`, keeping the visitor's cost inputs."""
+        query = QueryDict(mutable=True)
+        query.update({"quant": scenario.quant, "context": scenario.context, "gpus": scenario.gpus,
+                      "batch": scenario.batch, "kv_dtype": scenario.kv_dtype, "engine": scenario.engine,
+                      "offload": "auto" if scenario.offload_pct is None else f"{scenario.offload_pct:g}"})
+        for name in COST_FIELDS:
+            if self.form.data.get(name) not in (None, ""):
+                query[name] = self.form.data[name]
+        path = reverse("reports:report", kwargs={"model_slug": self.model.slug, "hardware_slug": hardware.slug})
+        return f"{path}?{query.urlencode()}"
+
+    @cached_property
+    def recommendations(self) -> Recommendations:
+        return recommend_hardware(self.model, self.estimate.scenario,
+                                  hardware_catalog=tuple(self.catalog.hardware.values()), offers=self.catalog.offers)
 
     # ---- section 16
     @cached_property

@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from catalog.models import CloudOffer, LLMModel, PriceRecord
 from tests.factories import LLAMA_3_1_8B_CONFIG, make_accelerator, make_model, make_offer, make_price
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_catalog")]
 
 
 @pytest.mark.parametrize("url", [

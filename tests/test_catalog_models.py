@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from catalog.models import Accelerator, LLMModel, PriceRecord
 from tests.factories import LLAMA_3_1_8B_CONFIG, make_accelerator, make_model, make_offer, make_price
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_catalog")]
 
 
 def test_model_derives_architecture_columns_from_config():

@@ -7,7 +7,7 @@ from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, Pub
 from catalog.seed_loader import load_catalog
 from tests.factories import LLAMA_3_1_8B_CONFIG
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_catalog")]
 
 
 def write_seed(directory, *, bandwidth=1008, hourly=0.69, model_name="Tiny Llama"):

@@ -4,7 +4,6 @@ import re
 
 import pytest
 
-from catalog.seed_loader import load_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +21,7 @@ SAMPLE_PAIRS = [
 
 @pytest.fixture
 def catalog(db):
-    load_catalog()
+    """The seed catalog (loaded once per session by conftest.django_db_setup)."""
 
 
 def url(model, hardware, lang="en", query=""):
