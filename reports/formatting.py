@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.dates import format_date as babel_format_date
-from babel.numbers import format_currency, format_decimal, format_percent
+from babel.numbers import NumberPattern, format_percent, parse_pattern
 
 NOT_PUBLISHED = None  # formatters return None for a missing value; templates say "not published"
 
@@ -21,12 +21,18 @@ def babel_locale(language: str) -> Locale:
     return Locale.parse(language or "en", sep="-")
 
 
+@lru_cache(maxsize=64)
+def _pattern(pattern: str) -> NumberPattern:
+    """Parsed CLDR number patterns: parsing costs more than applying, and a page formats hundreds of figures."""
+    return parse_pattern(pattern)
+
+
 def number(value: float | int | None, language: str, digits: int = 0) -> str | None:
     """A number with exactly `digits` decimals and the locale's grouping."""
     if value is None:
         return None
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=babel_locale(language))
+    pattern = _pattern("#,##0" + ("." + "0" * digits if digits > 0 else ""))
+    return pattern.apply(value, babel_locale(language))
 
 
 def significant(value: float | None, language: str) -> str | None:
@@ -35,8 +41,8 @@ def significant(value: float | None, language: str) -> str | None:
         return None
     magnitude = abs(value)
     digits = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
-    pattern = "#,##0" + ("." + "#" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=babel_locale(language))
+    pattern = _pattern("#,##0" + ("." + "#" * digits if digits else ""))
+    return pattern.apply(value, babel_locale(language))
 
 
 def usd(value: float | None, language: str, digits: int = 2) -> str | None:
@@ -44,9 +50,13 @@ def usd(value: float | None, language: str, digits: int = 2) -> str | None:
     if value is None:
         return None
     locale = babel_locale(language)
-    whole_pattern = locale.currency_formats["standard"].pattern.split(";")[0].replace(".00", "")
-    return format_currency(value, "USD", format=_with_decimals(whole_pattern, digits), locale=locale,
-                           currency_digits=False)
+    return _currency_pattern(language, digits).apply(value, locale, currency="USD", currency_digits=False)
+
+
+@lru_cache(maxsize=32)
+def _currency_pattern(language: str, digits: int) -> NumberPattern:
+    whole_pattern = babel_locale(language).currency_formats["standard"].pattern.split(";")[0].replace(".00", "")
+    return _pattern(_with_decimals(whole_pattern, digits))
 
 
 def _with_decimals(pattern: str, digits: int) -> str:

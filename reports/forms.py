@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator
 from django.utils.translation import gettext_lazy as _
 
 from reports.sizing.specs import Scenario
+from reports.widgets import FastSelect
 
 ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
 # KV-cache types each engine offers: llama.cpp -ctk/-ctv (f16, bf16, q8_0, q4_0, …), vLLM --kv-cache-dtype (auto, fp8).
@@ -39,21 +40,21 @@ SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "o
 COST_FIELDS = ("hours", "budget", "kwh")
 
 
-def _select(presets, labels=str) -> forms.Select:
-    return forms.Select(choices=[(n, labels(n)) for n in presets])
+def _select(presets, labels=str) -> FastSelect:
+    return FastSelect(choices=[(n, labels(n)) for n in presets])
 
 
 class ConfiguratorForm(forms.Form):
     """Preset values fill the selects; any integer in range is a valid state too (a shared ?context=12000)."""
 
-    quant = forms.ChoiceField(label=_("Weights & quantization"))
-    context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=forms.Select)
+    quant = forms.ChoiceField(label=_("Weights & quantization"), widget=FastSelect)
+    context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
     gpus = forms.IntegerField(label=_("GPU count"), min_value=1, max_value=MAX_GPUS, widget=_select(GPU_COUNTS))
     batch = forms.IntegerField(label=_("Parallel sequences (batch)"), min_value=1, max_value=MAX_BATCH,
                                widget=_select(BATCH_PRESETS))
-    kv_dtype = forms.ChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES)
-    engine = forms.ChoiceField(label=_("Inference engine"), choices=ENGINES)
-    offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES)
+    kv_dtype = forms.ChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES, widget=FastSelect)
+    engine = forms.ChoiceField(label=_("Inference engine"), choices=ENGINES, widget=FastSelect)
+    offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
     hours = forms.FloatField(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
     budget = forms.FloatField(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
     kwh = forms.FloatField(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)

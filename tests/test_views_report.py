@@ -84,7 +84,7 @@ def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, catalog
     response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query=query))
     assert response.status_code == 400
     body = response.content.decode()
-    error = re.search(rf'<div id="error-{field}" class="field-error" role="alert">(.*?)</div>', body, re.S)
+    error = re.search(rf'<div id="id_{field}_error" class="field-error" role="alert">(.*?)</div>', body, re.S)
     assert error and message in error.group(1), body[:2000]
 
 

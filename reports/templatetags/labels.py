@@ -1,0 +1,33 @@
+"""Translated labels for engine codes (verdicts, memory segments, layer kinds), as tags: cheaper than includes
+in the report's loops."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+register = template.Library()
+
+VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds")}
+SEGMENTS = {"weights": _("Model weights"), "kv": _("KV cache & state"), "runtime": _("Runtime & activation buffers"),
+            "offload": _("System-RAM offload")}
+LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
+               "chunked": _("Chunked local attention"), "mla": _("Latent attention (MLA)"),
+               "dsa_indexer": _("Sparse-attention indexer"), "linear": _("Linear attention state"),
+               "mamba": _("Mamba state"), "conv": _("Convolution state")}
+
+
+@register.simple_tag
+def verdict_pill(verdict: str) -> str:
+    return format_html('<span class="verdict-pill verdict-{}">{}</span>', verdict, VERDICT_SHORT.get(verdict, verdict))
+
+
+@register.filter
+def segment_label(key: str) -> str:
+    return str(SEGMENTS.get(key, key))
+
+
+@register.filter
+def layer_kind_label(kind: str) -> str:
+    return str(LAYER_KINDS.get(kind, kind))
