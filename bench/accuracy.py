@@ -199,7 +199,17 @@ def print_weights_section(checks: list[WeightCheck], summary: Summary) -> None:
 
 
 def main() -> None:
+    """Every section: weights (GGUF sizes), KV cache, runtime memory (llama.cpp buffers, vLLM KV capacity), speed."""
+    from bench import kv_runtime_accuracy, throughput_accuracy
+
     print_weights_section(*weights_section())
+    print()
+    print(kv_runtime_accuracy.format_rows("== KV cache ==", *kv_runtime_accuracy.kv_section()))
+    print()
+    print(kv_runtime_accuracy.format_rows("== Runtime memory ==", *kv_runtime_accuracy.runtime_section()))
+    print()
+    print("== Speed: predicted vs measured llama.cpp tokens/s ==")
+    throughput_accuracy.print_report(throughput_accuracy.speed_section())
 
 
 if __name__ == "__main__":
