@@ -12,3 +12,6 @@ if "DATABASE_URL" not in os.environ:
     DATABASES["default"]["NAME"] = str(VAR_DIR / "tests-host.sqlite3")  # noqa: F405
 
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405 - WhiteNoise warns about a missing STATIC_ROOT
+
+# Password hashing is deliberately slow; tests that log in do not need that (Django's testing docs).
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -96,6 +96,8 @@ def tokens(value) -> str:
 @register.filter
 def ctx(value) -> str:
     """A context size the short way: 8K, 128K, 1M."""
+    if value in (None, ""):
+        return gettext("not published")
     return context_label(int(value))
 
 
