@@ -67,11 +67,19 @@ def _with_decimals(pattern: str, digits: int) -> str:
     return pattern[:last_zero + 1] + "." + "0" * digits + pattern[last_zero + 1:]
 
 
-def percent(value: float | None, language: str) -> str | None:
-    """`value` is a fraction (0.8 → 80 %)."""
+def percent(value: float | None, language: str, digits: int = 0) -> str | None:
+    """`value` is a fraction (0.8 → 80 %); `digits` decimals in the locale's percent pattern (de: 0,04 %)."""
     if value is None:
         return None
-    return format_percent(value, locale=babel_locale(language))
+    if digits <= 0:
+        return format_percent(value, locale=babel_locale(language))
+    return _percent_pattern(language, digits).apply(value, babel_locale(language))
+
+
+@lru_cache(maxsize=16)
+def _percent_pattern(language: str, digits: int) -> NumberPattern:
+    whole_pattern = babel_locale(language).percent_formats[None].pattern.split(";")[0]
+    return _pattern(_with_decimals(whole_pattern, digits))
 
 
 def date(value: dt.date | None, language: str) -> str | None:

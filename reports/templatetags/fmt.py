@@ -33,8 +33,9 @@ def usd(value, digits: int = 2) -> str:
 
 
 @register.filter
-def pct(value) -> str:
-    return _or_not_published(formatting.percent(value, get_language()))
+def pct(value, digits: int = 0) -> str:
+    """A fraction as a percentage: {{ 0.8|pct }} → 80 %, {{ 0.00045|pct:2 }} → 0.04 % (0,04 % in German)."""
+    return _or_not_published(formatting.percent(value, get_language(), int(digits)))
 
 
 @register.filter
