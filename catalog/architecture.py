@@ -6,7 +6,7 @@ from collections import Counter
 
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import ConfigError
-from reports.sizing.specs import ModelSpec
+from reports.sizing.estimate import attention_kind
 
 ARCHITECTURE_FIELDS = (
     "architecture", "attention_kind", "num_layers", "hidden_size", "intermediate_size", "num_attention_heads",
@@ -15,22 +15,6 @@ ARCHITECTURE_FIELDS = (
     "sliding_window", "layer_pattern", "linear_attention", "vocab_size", "tie_word_embeddings", "max_context",
     "native_dtype", "mtp_layers",
 )
-
-
-def attention_kind(spec: ModelSpec) -> str:
-    """One word for the attention design: mla, hybrid (linear/SSM layers), sliding (mixed windows), gqa, mha, mqa."""
-    mixers = {layer.mixer for layer in spec.layers}
-    if spec.mla is not None:
-        return "mla"
-    if mixers & {"linear", "mamba", "conv"}:
-        return "hybrid"
-    if mixers & {"sliding", "chunked"}:
-        return "sliding"
-    if spec.attention is None:
-        return ""
-    if spec.attention.num_kv_heads == 1:
-        return "mqa"
-    return "mha" if spec.attention.num_kv_heads == spec.attention.num_heads else "gqa"
 
 
 def architecture_fields(config: dict | None, *, slug: str = "", name: str = "") -> dict:

@@ -7,6 +7,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from catalog.models import AttentionKind
+
 register = template.Library()
 
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds")}
@@ -31,3 +33,9 @@ def segment_label(key: str) -> str:
 @register.filter
 def layer_kind_label(kind: str) -> str:
     return str(LAYER_KINDS.get(kind, kind))
+
+
+@register.filter
+def attention_label(kind: str) -> str:
+    """The engine's attention kind (mla, hybrid, sliding, gqa, mha, mqa) as the catalog names it."""
+    return str(dict(AttentionKind.choices).get(kind, "")) if kind else str(_("not published"))
