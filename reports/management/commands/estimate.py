@@ -7,7 +7,6 @@ and exit status 2 (CommandError(returncode=2)), never an argparse usage block or
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +16,12 @@ from reports.estimates import CatalogSnapshot, catalog_listing
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, hardware_from_dict, validate_scenario
-from reports.sizing.specs import Scenario
+from reports.scenario_options import DEFAULT_SCENARIO as _DEFAULTS
+from reports.scenario_options import scenario_from_options
 
 GIB = 2**30
 MAX_INPUT_FILE_BYTES = 2 * 2**20  # a config.json or hardware file larger than this is not one
 
-_DEFAULTS = Scenario()
 
 
 class Command(BaseCommand):
@@ -135,50 +134,6 @@ def _read_json(path: str, option: str) -> Any:
     if option == "--config" and not isinstance(data, dict):
         raise SizingError(f"{option} {path}: expected a JSON object")
     return data
-
-
-def _int_option(options: dict[str, Any], key: str) -> int:
-    raw = options[key]
-    option = "--" + key.replace("_", "-")
-    try:
-        return int(str(raw).strip().replace("_", ""))
-    except ValueError:
-        raise SizingError(f"{option} must be a whole number (got {raw!r})") from None
-
-
-def _optional_int(options: dict[str, Any], key: str) -> int | None:
-    return None if options.get(key) in (None, "") else _int_option(options, key)
-
-
-def _float_option(raw: str, option: str) -> float:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise SizingError(f"{option} must be a number (got {raw!r})") from None
-    if not math.isfinite(value):
-        raise SizingError(f"{option} must be a finite number (got {raw!r})")
-    return value
-
-
-def scenario_from_options(options: dict[str, Any]) -> Scenario:
-    """A Scenario from the command's text options (SizingError naming the option on a bad value)."""
-    offload = options.get("offload_pct", "auto")
-    ram = options.get("ram_bandwidth")
-    return Scenario(
-        quant=str(options.get("quant") or _DEFAULTS.quant),
-        context=_int_option(options, "context"),
-        batch=_int_option(options, "batch"),
-        kv_dtype=str(options.get("kv_dtype") or _DEFAULTS.kv_dtype),
-        engine=str(options.get("engine") or _DEFAULTS.engine),  # type: ignore[arg-type]  # validated by the engine
-        gpus=_int_option(options, "gpus"),
-        offload_pct=None if str(offload).lower() == "auto" else _float_option(offload, "--offload-pct"),
-        depth=_int_option(options, "depth"),
-        prompt=_int_option(options, "prompt"),
-        gpu_memory_utilization=_float_option(options["gpu_memory_utilization"], "--gpu-memory-utilization"),
-        max_num_seqs=_optional_int(options, "max_num_seqs"),
-        max_num_batched_tokens=_optional_int(options, "max_num_batched_tokens"),
-        system_ram_bandwidth_gbs=None if ram in (None, "") else _float_option(ram, "--ram-bandwidth"),
-    )
 
 
 def _number(value: float | None, digits: int = 1, unit: str = "") -> str:
