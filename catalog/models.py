@@ -368,3 +368,30 @@ class PriceRecord(models.Model):
         if latest and (latest.usd, latest.as_of, latest.source) == (values["usd"], values["as_of"], values["source"]):
             return
         cls.objects.create(**values)
+
+
+class SubmittedConfig(models.Model):
+    """A config.json a visitor pasted or uploaded, kept by the hash of its content for a shareable URL.
+
+    Nothing about the visitor is stored (no address, no user agent): only the config, its hash and when it first
+    arrived. An admin can promote it to a catalog model.
+    """
+
+    sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True, editable=False)
+    config = models.JSONField(_("config.json"))
+    name = models.CharField(_("name"), max_length=120)
+    created_at = models.DateTimeField(_("submitted"), auto_now_add=True)
+    promoted_to = models.ForeignKey(LLMModel, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="submitted_configs", verbose_name=_("promoted to"))
+
+    class Meta:
+        verbose_name = _("submitted config.json")
+        verbose_name_plural = _("submitted config.json files")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.sha256[:12]})"
+
+    @property
+    def short_hash(self) -> str:
+        return self.sha256[:16]

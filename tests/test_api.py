@@ -1,0 +1,104 @@
+"""/api/v1: the estimate contract over HTTP, validated against its own OpenAPI document."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from jsonschema import Draft202012Validator
+
+from api.openapi import openapi_document
+from catalog.submissions import submit_config
+from tests.factories import LLAMA_3_1_8B_CONFIG
+
+pytestmark = pytest.mark.django_db
+
+SCHEMAS = openapi_document()["components"]["schemas"]
+
+
+def validate(payload: dict, schema: str) -> None:
+    Draft202012Validator(SCHEMAS[schema]).validate(payload)
+
+
+def test_the_openapi_document_is_served_and_its_schemas_are_valid(client):
+    document = client.get("/api/v1/openapi.json").json()
+    assert document["openapi"].startswith("3.1")
+    for schema in document["components"]["schemas"].values():
+        Draft202012Validator.check_schema(schema)
+    assert set(document["paths"]) == {"/estimate", "/models", "/hardware"}
+
+
+@pytest.mark.parametrize("query", [
+    "model=llama-3-1-8b-instruct&gpu=rtx-4090",
+    "model=glm-5&gpu=instinct-mi325x-256gb&context=32768",
+    "model=deepseek-v3-0324&gpu=h200-141gb-sxm&gpus=8&engine=vllm&quant=FP8&kv-dtype=fp8",
+    "model=kimi-k3-2-8t-a104b&gpu=b300-288gb",
+    "model=gpt-oss-120b&gpu=mac-studio-m3-ultra-512gb&quant=MXFP4_MOE",
+])
+def test_estimates_match_the_command_exactly(client, query):
+    response = client.get(f"/api/v1/estimate?{query}")
+    assert response.status_code == 200, response.content
+    payload = response.json()
+    validate(payload, "Estimate")
+    args = []
+    for pair in query.split("&"):
+        key, value = pair.split("=")
+        args += [f"--{key.replace('_', '-')}", value]
+    out = io.StringIO()
+    call_command("estimate", *args, "--format", "json", stdout=out)
+    assert payload == json.loads(out.getvalue())
+    assert set(response["Cache-Control"].split(", ")) == {"public", "max-age=300"}
+    assert response.has_header("ETag")
+
+
+def test_your_own_hardware_by_its_fields(client):
+    response = client.get("/api/v1/estimate?model=llama-3-1-8b-instruct&memory_gb=24&bandwidth_gbs=1008"
+                          "&fp16_tflops=165.2&kind=discrete&backend=cuda&tdp_w=450&name=My%204090")
+    assert response.status_code == 200
+    payload = response.json()
+    validate(payload, "Estimate")
+    assert payload["hardware"]["name"] == "My 4090"
+    # a 24 GB card: usable 24 × 0.95 = 22.8 GiB, as the catalog's RTX 4090
+    assert payload["hardware"]["usable_gib"] == pytest.approx(22.8)
+
+
+def test_a_submitted_config_is_estimated_by_its_hash(client):
+    submitted = submit_config(LLAMA_3_1_8B_CONFIG)
+    by_hash = client.get(f"/api/v1/estimate?config={submitted.short_hash}&gpu=rtx-4090").json()
+    by_slug = client.get("/api/v1/estimate?model=llama-3-1-8b-instruct&gpu=rtx-4090").json()
+    validate(by_hash, "Estimate")
+    assert by_hash["memory_gib"] == by_slug["memory_gib"]
+
+
+@pytest.mark.parametrize("query, status, option", [
+    ("model=llama-3-1-8b-instruct&gpu=rtx-4090&context=abc", 400, "--context"),
+    ("model=llama-3-1-8b-instruct&gpu=rtx-4090&gpus=0", 400, "--gpus"),
+    ("model=llama-3-1-8b-instruct&gpu=rtx-4090&kv-dtype=fp9", 400, "--kv-dtype"),
+    ("model=llama-3-1-8b-instruct&gpu=rtx-4090&gpus=3&engine=vllm", 400, "--gpus"),
+    ("model=llama-3-1-8b-instruct&memory_gb=-4&bandwidth_gbs=100", 400, "--hardware"),
+    ("model=llama-3-1-8b-instruct", 400, None),
+    ("gpu=rtx-4090", 400, None),
+    ("model=no-such-model&gpu=rtx-4090", 404, "--model"),
+    ("model=llama-3-1-8b-instruct&gpu=no-such-gpu", 404, "--gpu"),
+    ("config=0123456789abcdef&gpu=rtx-4090", 404, "--config"),
+])
+def test_errors_are_json_with_the_option_named(client, query, status, option):
+    response = client.get(f"/api/v1/estimate?{query}")
+    assert response.status_code == status
+    payload = response.json()
+    validate(payload, "Error")
+    assert payload["option"] == option
+
+
+def test_listings_validate_and_match_the_command(client):
+    models = client.get("/api/v1/models").json()
+    hardware = client.get("/api/v1/hardware").json()
+    validate(models, "Models")
+    validate(hardware, "Hardware")
+    out = io.StringIO()
+    call_command("estimate", "--list", "--format", "json", stdout=out)
+    assert {"models": models["models"], "hardware": hardware["hardware"]} == json.loads(out.getvalue())
+
+
+def test_only_safe_methods(client):
+    assert client.post("/api/v1/estimate?model=x&gpu=y").status_code == 405
