@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "catalog",
     "reports",
+    "api",
 ]
 
 MIDDLEWARE = [
