@@ -2,11 +2,17 @@
 
 Run: ``.venv/bin/python bench/accuracy.py``. Pure Python (no Django). Each section is a function returning
 its rows and a summary so other sections (KV cache, speed) can be added beside ``weights_section``.
+
+``.venv/bin/python bench/accuracy.py --json reports/data/accuracy.json`` writes the same sections as JSON
+(``snapshot()``): the methodology page renders that file, and tests/test_methodology.py fails when it no longer
+equals a fresh ``snapshot()``, i.e. whenever the engine or the data changed without regenerating it.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
+import json
 import statistics
 import sys
 from dataclasses import dataclass
@@ -198,10 +204,97 @@ def print_weights_section(checks: list[WeightCheck], summary: Summary) -> None:
     )
 
 
+# Significant digits kept in the JSON snapshot: enough for exact byte counts (11 digits), far below any error the
+# page shows, and the file stays stable against last-bit floating-point noise.
+SNAPSHOT_DIGITS = 12
+SNAPSHOT_PATH = REPO / "reports" / "data" / "accuracy.json"
+
+
+def _weights_snapshot() -> dict:
+    checks, summary = weights_section()
+    rows = [
+        {
+            "model": c.row.model,
+            "quant": c.row.quant_label,
+            # the unit the comparison is made in: GiB rows compare tensor bytes, GB/bytes rows whole files
+            "unit": "GiB" if c.row.compares_tensor_bytes else c.row.unit,
+            "published_bytes": c.row.published_bytes,
+            "predicted_bytes": c.predicted_bytes,
+            "error": None if c.error_pct is None else c.error_pct / 100,
+            "note": c.note,
+            "source": c.row.source,
+        }
+        for c in checks
+    ]
+    return {
+        "rows": rows,
+        "summary": {
+            "scored": summary.count,
+            "excluded": summary.excluded,
+            "median_abs_error": summary.median_abs_error_pct / 100,
+            "max_abs_error": summary.max_abs_error_pct / 100,
+        },
+    }
+
+
+def snapshot() -> dict:
+    """Every section as JSON-ready data: rows with predicted and measured values, signed relative errors
+    (fractions; None = not scored) and the summaries. Floats keep SNAPSHOT_DIGITS significant digits."""
+    from bench import kv_runtime_accuracy, throughput_accuracy
+
+    kv_rows, kv_summary = kv_runtime_accuracy.kv_section()
+    runtime_rows, runtime_summary = kv_runtime_accuracy.runtime_section()
+    data = {
+        "generated_by": "bench/accuracy.py --json reports/data/accuracy.json",
+        "weights": _weights_snapshot(),
+        "kv": {"rows": kv_rows, "summary": kv_summary},
+        "runtime": {"rows": runtime_rows, "summary": runtime_summary},
+        "speed": _speed_snapshot(),
+    }
+    return _json_ready(data)
+
+
+def _speed_snapshot() -> dict:
+    """speed_section() with each row's publication (speed_section builds its rows in load_measurements() order)."""
+    from bench import throughput_accuracy
+
+    section = throughput_accuracy.speed_section()
+    measurements = throughput_accuracy.load_measurements()
+    assert len(measurements) == len(section["rows"])
+    for row, measurement in zip(section["rows"], measurements):
+        row["source"] = throughput_accuracy.source_of(measurement)
+    return section
+
+
+def _json_ready(value):
+    """Rounded floats, lists for tuples; NaN/inf refused (json.dumps(allow_nan=False) would fail later anyway)."""
+    if isinstance(value, float):
+        return float(f"{value:.{SNAPSHOT_DIGITS}g}")
+    if isinstance(value, dict):
+        return {str(key): _json_ready(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(item) for item in value]
+    return value
+
+
+def write_snapshot(path: Path = SNAPSHOT_PATH) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(snapshot(), indent=1, ensure_ascii=False, allow_nan=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
 def main() -> None:
     """Every section: weights (GGUF sizes), KV cache, runtime memory (llama.cpp buffers, vLLM KV capacity), speed."""
     from bench import kv_runtime_accuracy, throughput_accuracy
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, metavar="PATH",
+                        help=f"write the sections as JSON instead of printing them (the page's file: {SNAPSHOT_PATH.relative_to(REPO)})")
+    args = parser.parse_args()
+    if args.json:
+        write_snapshot(args.json)
+        print(f"wrote {args.json}")
+        return
     print_weights_section(*weights_section())
     print()
     print(kv_runtime_accuracy.format_rows("== KV cache ==", *kv_runtime_accuracy.kv_section()))
