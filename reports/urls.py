@@ -1,10 +1,11 @@
 from django.urls import path
 
-from reports import views
+from reports import views, views_methodology
 
 app_name = "reports"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("methodology/", views_methodology.methodology, name="methodology"),
     path("report/<slug:model_slug>/<slug:hardware_slug>/", views.report, name="report"),
 ]
