@@ -2,8 +2,8 @@
 
 Only what the speed model needs: peak memory bandwidth (decimal GB/s), dense FP16 tensor/matrix throughput
 (TFLOPS, FP32 accumulate where the vendor distinguishes it, as in ``HardwareSpec.fp16_tflops``), the dense FP16
-rate with FP16 accumulate where it differs (``HardwareSpec.fp16_acc_tflops``: GeForce), the NVIDIA architecture
-family (``HardwareSpec.architecture``), whether memory is unified, and how many GPUs the row used. Each entry
+rate with FP16 accumulate where it differs (``HardwareSpec.fp16_acc_tflops``: GeForce), the architecture
+family (``HardwareSpec.architecture``: NVIDIA and AMD families, which select llama.cpp's usable tensor share), whether memory is unified, and how many GPUs the row used. Each entry
 names its source. ``None`` TFLOPS means no public figure was found (the speed model then reports prefill as "not
 published"); ``None`` FP16-accumulate TFLOPS means the part runs both accumulate modes at one rate.
 
@@ -49,7 +49,7 @@ class CalibrationGpu:
     count: int = 1
     source: str = ""
     fp16_acc_tflops: float | None = None  # None: same rate as fp16_tflops
-    architecture: str = ""  # NVIDIA family (HardwareSpec.architecture); "" elsewhere
+    architecture: str = ""  # NVIDIA or AMD family (HardwareSpec.architecture); "" elsewhere
 
 
 def _apple(cores: int, clock_ghz: float, bandwidth_gbs: float, clock_source: str) -> CalibrationGpu:
@@ -128,17 +128,17 @@ CALIBRATION_GPUS: dict[str, CalibrationGpu] = {
     "DGX Spark (GB10)": CalibrationGpu(273, None, kind="unified", architecture="blackwell", source=ACCELERATORS_CSV.format("DGX Spark (GB10 128GB)")
                                        + "; FP16 dense not published (only 1 PFLOP FP4 sparse)"),
     # --- AMD / Intel (Vulkan, HIP rows) ---
-    "RX 9070 XT": CalibrationGpu(640, 194.7, source="640 GB/s = 20 Gbps x 256-bit (multiplayer.it / purepc.pl launch "
+    "RX 9070 XT": CalibrationGpu(640, 194.7, architecture="rdna4", source="640 GB/s = 20 Gbps x 256-bit (multiplayer.it / purepc.pl launch "
                                  "specs); TFLOPS DERIVED: AMD 779 INT8 TOPS with sparsity (purepc.pl) / 2 (dense) / 2 "
                                  "(FP16 WMMA = half the INT8 rate) = 194.7; equals 64 CU x 1024 x 2.97 GHz"),
-    "RX 9070": CalibrationGpu(640, 144.5, source="640 GB/s (multiplayer.it launch specs); TFLOPS DERIVED as for the "
+    "RX 9070": CalibrationGpu(640, 144.5, architecture="rdna4", source="640 GB/s (multiplayer.it launch specs); TFLOPS DERIVED as for the "
                               "RX 9070 XT per CU and clock: 56 CU x 1024 x 2.52 GHz boost (pocketmags Linux Format, RDNA 4)"),
-    "Radeon AI PRO R9700": CalibrationGpu(640, None, source=ACCELERATORS_CSV.format("Radeon AI PRO R9700 32GB")
+    "Radeon AI PRO R9700": CalibrationGpu(640, None, architecture="rdna4", source=ACCELERATORS_CSV.format("Radeon AI PRO R9700 32GB")
                                           + "; FP16 not sourced"),
     "Arc B580": CalibrationGpu(456, 109.4, source="456 GB/s (techpowerup / fpsbench B580 spec); TFLOPS DERIVED: "
                                "437.45 INT4 XMX TOPS (hmc-tech.com/gpu/intel-arc-b580-vs-intel-arc-a580) / 4"),
     "AMD Ryzen AI Max+ 395 (Radeon 8060S)": CalibrationGpu(
-        256, 59.4, kind="unified",
+        256, 59.4, kind="unified", architecture="rdna3.5",
         source=ACCELERATORS_CSV.format("Ryzen AI Max+ 395 128GB") + " for bandwidth; FP16 59.4 = 512 ops/clk/CU x 40 CU "
         "x 2.9 GHz (https://whylucian.github.io/softab/docs/hardware-specs.html)"),
     # --- Apple (Metal rows; unified memory) ---
@@ -173,13 +173,30 @@ CALIBRATION_GPUS: dict[str, CalibrationGpu] = {
     "Apple M4 Max (36GB)": _apple(32, 1.678, 410, HMC_M4_MAX),
 }
 
+# Held-out AMD GPUs of bench/data/validation_rocm.csv. They are never fitted on (bench/throughput_accuracy.py
+# fits on throughput_calibration.csv only); their specs are public datasheet arithmetic like the ones above.
+ROCM_SPECS = "https://rocm.docs.amd.com/en/7.13.0-preview/reference/gpu-specs.html (architecture, CU count)"
+VALIDATION_GPUS: dict[str, CalibrationGpu] = {
+    "Instinct MI300X": CalibrationGpu(5300, 1307.4, architecture="cdna3", source=ROCM_SPECS + "; 1307.4 TFLOPS dense "
+                                      "FP16 = 304 CU x 2048 x 2.1 GHz, 5.3 TB/s HBM3 (catalog row instinct-mi300x-192gb)"),
+    "Instinct MI210": CalibrationGpu(1638.4, 181.0, architecture="cdna2", source="AMD MI210 (product-page figures, not re-fetched this pass): 104 CU, 1.7 GHz peak, "
+                                     "181.0 TFLOPS dense FP16 matrix (104 x 1024 x 1.7), 64 GB HBM2e 1.6384 TB/s"),
+    "Radeon RX 7900 XTX": CalibrationGpu(960, 122.8, architecture="rdna3", source="catalog row radeon-rx-7900-xtx-24gb "
+                                         "(96 CU x 512 x 2.5 GHz WMMA FP16; 960 GB/s)"),
+    "Radeon RX 7900 XT": CalibrationGpu(800, 103.2, architecture="rdna3", source="AMD RX 7900 XT (product-page figures, not re-fetched this pass): 84 CU, 2.4 GHz boost "
+                                        "-> 84 x 512 x 2.4 = 103.2 TFLOPS WMMA FP16; 20 Gbps x 320-bit = 800 GB/s"),
+    "Radeon Pro W7900": CalibrationGpu(864, 122.6, architecture="rdna3", source="AMD Radeon PRO W7900 (product-page figures, not re-fetched this pass): 96 CU, 2.495 GHz "
+                                       "boost -> 96 x 512 x 2.495 = 122.6 TFLOPS WMMA FP16; 18 Gbps x 384-bit = 864 GB/s"),
+}
+
 # `backend` column of the CSV -> HardwareSpec.backend
-CSV_BACKENDS = {"CUDA": "cuda", "Metal": "metal", "Vulkan": "vulkan", "HIP+WMMA+FA": "rocm"}
+CSV_BACKENDS = {"CUDA": "cuda", "Metal": "metal", "Vulkan": "vulkan", "HIP+WMMA+FA": "rocm", "ROCm": "rocm"}
 
 
 def hardware_spec(gpu: str, csv_backend: str) -> tuple[HardwareSpec, int]:
-    """The HardwareSpec of one CSV row's GPU under that row's backend, and the number of GPUs it used."""
-    entry = CALIBRATION_GPUS[gpu]
+    """The HardwareSpec of one CSV row's GPU under that row's backend, and the number of GPUs it used
+    (calibration GPUs first, then the held-out validation GPUs)."""
+    entry = CALIBRATION_GPUS.get(gpu) or VALIDATION_GPUS[gpu]
     spec = HardwareSpec(
         slug=gpu.lower().replace(" ", "-"),
         name=gpu,

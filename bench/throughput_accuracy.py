@@ -2,8 +2,11 @@
 
     python -m bench.throughput_accuracy          # per-row table and medians (targets: decode <= 20 %, prefill <= 30 %)
     python -m bench.throughput_accuracy --fit    # refit the constants of reports/sizing/throughput.py
+    python -m bench.throughput_accuracy --cross-validate   # leave one publication out
+    python -m bench.throughput_accuracy --validate-rocm    # held-out AMD rows (bench/data/validation_rocm.csv)
 
-``speed_section()`` returns the rows and the summary for bench/accuracy.py.
+``speed_section()`` returns the rows and the summary for bench/accuracy.py; ``rocm_validation_section()`` the same
+for the held-out AMD rows, which nothing here fits on.
 
 Inputs per row: the GPU's public specs (bench/calibration_hardware.py), the model's shapes
 (bench/model_specs.py) and its published GGUF size (bench/data/throughput_models.csv). Bytes one decode token
@@ -136,8 +139,9 @@ def kv_bytes_per_token(spec: ModelSpec, depth: float) -> float:
     return total
 
 
-def load_measurements() -> list[Measurement]:
-    with (DATA / "throughput_calibration.csv").open() as handle:
+def load_measurements(filename: str = "throughput_calibration.csv") -> list[Measurement]:
+    """The calibration rows (the only ones fitted on), or another file of the same columns."""
+    with (DATA / filename).open() as handle:
         return [
             Measurement(r["backend"], r["gpu"], r["model"], r["quant"], r["test"], float(r["tokens_per_s"]), r["source"])
             for r in csv.DictReader(handle)
@@ -181,7 +185,20 @@ def _median_abs(predictions: list[Prediction]) -> float:
 
 def speed_section() -> dict:
     """Rows (one dict per CSV row) and the summary: medians over llama-bench rows, worst rows, constants used."""
-    predictions = [predict(row) for row in load_measurements()]
+    return _section(load_measurements())
+
+
+VALIDATION_ROCM = "validation_rocm.csv"
+
+
+def rocm_validation_section() -> dict:
+    """The same table for bench/data/validation_rocm.csv: public llama-bench rows of AMD GPUs held out of the fit
+    (issue 4 calibrates on throughput_calibration.csv only), a check of the per-architecture shares."""
+    return _section(load_measurements(VALIDATION_ROCM))
+
+
+def _section(measurements: list[Measurement]) -> dict:
+    predictions = [predict(row) for row in measurements]
     scored = [p for p in predictions if p.row.is_llama_bench and p.error is not None]
     decode = [p for p in scored if p.row.is_decode]
     prefill = [p for p in scored if not p.row.is_decode]
@@ -215,17 +232,20 @@ def _worst(predictions: list[Prediction], count: int = 5) -> list[str]:
 
 def fitted_parameters() -> dict[str, float]:
     """The constants fitted on this data set (shared/borrowed ones are listed once, under the class they were
-    fitted on)."""
+    fitted on). The AMD tensor shares (throughput.AMD_MATRIX_BALANCE) are datasheet arithmetic, not fitted."""
     params: dict[str, float] = {}
     for name in FITTED_CLASSES:
         c = throughput.CALIBRATION[name]
         params[f"{name}.bandwidth_efficiency"] = c.bandwidth_efficiency
         if name != "rocm":  # one decode row: ROCm borrows CUDA's layer overhead
             params[f"{name}.layer_overhead_us"] = round(c.layer_overhead_s * 1e6, 1)
-        params[f"{name}.compute_efficiency"] = c.compute_efficiency
+        if name != "rocm":  # HIP runs ggml-cuda's MMQ: ROCm borrows CUDA's compute efficiency
+            params[f"{name}.compute_efficiency"] = c.compute_efficiency
         if name in MOE_CLASSES:  # only CUDA and Metal rows hold MoE models
             params[f"{name}.moe_layer_overhead_factor"] = c.moe_layer_overhead_factor
             params[f"{name}.gemm_half_width"] = c.gemm_half_width
+    for architecture, efficiency in throughput.ROCBLAS_FALLBACK_EFFICIENCY.items():
+        params[f"rocm.{architecture}.rocblas_compute_efficiency"] = efficiency
     return params
 
 
@@ -249,6 +269,19 @@ def _calibration(name: str, calibration: throughput.BackendCalibration):
         throughput.CALIBRATION[name] = saved
 
 
+@contextlib.contextmanager
+def _rocblas_efficiencies(efficiencies: dict[str, float]):
+    """Temporarily replace throughput.ROCBLAS_FALLBACK_EFFICIENCY (fitting only)."""
+    saved = dict(throughput.ROCBLAS_FALLBACK_EFFICIENCY)
+    throughput.ROCBLAS_FALLBACK_EFFICIENCY.clear()
+    throughput.ROCBLAS_FALLBACK_EFFICIENCY.update(efficiencies)
+    try:
+        yield
+    finally:
+        throughput.ROCBLAS_FALLBACK_EFFICIENCY.clear()
+        throughput.ROCBLAS_FALLBACK_EFFICIENCY.update(saved)
+
+
 def _loss(rows: list[Measurement]) -> float:
     """Sum of |log(predicted / measured)|: symmetric in over- and under-estimation, robust to outliers."""
     total = 0.0
@@ -270,11 +303,18 @@ def _best(name: str, rows: list[Measurement], candidates) -> throughput.BackendC
     return min(candidates, key=loss)
 
 
-def fit(rows: list[Measurement] | None = None) -> dict[str, throughput.BackendCalibration]:
+@dataclass(frozen=True)
+class Fit:
+    calibrations: dict[str, throughput.BackendCalibration]
+    rocblas_efficiencies: dict[str, float]  # throughput.ROCBLAS_FALLBACK_EFFICIENCY
+
+
+def fit(rows: list[Measurement] | None = None) -> Fit:
     """Grid-search each backend class's constants on its llama-bench rows, in physical order:
     (bandwidth efficiency, layer overhead) on dense decode rows; the MoE overhead factor on MoE decode rows;
     (compute efficiency, GEMM half width) on prefill rows. Constants a class has no rows for are borrowed from
-    CUDA (see reports/sizing/throughput.py). Returns the fitted calibrations; does not edit the module."""
+    CUDA (see reports/sizing/throughput.py). ROCm's compute efficiency is CUDA's (same MMQ kernels); its prefill
+    rows fit the rocBLAS-path efficiency of their architecture instead. Returns the fit; does not edit the module."""
     rows = [r for r in (rows or load_measurements()) if r.is_llama_bench]
     classes = {r: throughput.backend_class(hardware_spec(r.gpu, r.backend)[0]) for r in rows}
     is_moe = {r: MODEL_SPECS[r.model].moe is not None for r in rows}
@@ -294,6 +334,12 @@ def fit(rows: list[Measurement] | None = None) -> dict[str, throughput.BackendCa
                                           for t in overheads for e in _frange(0.40, 1.0, 0.01)])
         if moe_decode:
             base = _best(name, moe_decode, [replace(base, moe_layer_overhead_factor=f) for f in _frange(0.5, 4.0, 0.1)])
+        if name == "rocm":
+            base = replace(base, compute_efficiency=fitted["cuda"].compute_efficiency, prefill_rows=0)
+            with _calibration(name, base):
+                rocblas = _fit_rocblas_efficiencies(prefill)
+            fitted[name] = base
+            continue
         widths = _frange(0, 256, 8) if any(is_moe[r] for r in prefill) else [base.gemm_half_width]
         # An efficiency is a share of the usable tensor peak (throughput.tensor_peak_tflops), so at most 1.
         base = _best(name, prefill, [replace(base, compute_efficiency=e, gemm_half_width=h)
@@ -301,6 +347,21 @@ def fit(rows: list[Measurement] | None = None) -> dict[str, throughput.BackendCa
         fitted[name] = base
     for name, calibration in fitted.items():
         print(f'"{name}": {calibration},')
+    print(f"ROCBLAS_FALLBACK_EFFICIENCY = {rocblas}")
+    return Fit(fitted, rocblas)
+
+
+def _fit_rocblas_efficiencies(prefill: list[Measurement]) -> dict[str, float]:
+    """One compute efficiency per architecture of the ROCm prefill rows (see throughput.ROCBLAS_FALLBACK_EFFICIENCY)."""
+    architectures = sorted({hardware_spec(r.gpu, r.backend)[0].architecture for r in prefill})
+    fitted: dict[str, float] = {}
+    for architecture in architectures:
+        mine = [r for r in prefill if hardware_spec(r.gpu, r.backend)[0].architecture == architecture]
+
+        def loss(efficiency: float) -> float:
+            with _rocblas_efficiencies({**fitted, architecture: efficiency}):
+                return _loss(mine)
+        fitted[architecture] = min(_frange(0.02, 1.0, 0.01), key=loss)
     return fitted
 
 
@@ -322,8 +383,11 @@ def cross_validate() -> dict[str, tuple[int, float, int, float]]:
         held_out = [r for r in rows if source_of(r) == source]
         try:
             throughput.CALIBRATION.update({name: NEUTRAL for name in FITTED_CLASSES})
-            throughput.CALIBRATION.update(fit([r for r in rows if source_of(r) != source]))
-            predictions = [predict(r) for r in held_out]
+            with _rocblas_efficiencies({}):
+                fold = fit([r for r in rows if source_of(r) != source])
+                throughput.CALIBRATION.update(fold.calibrations)
+                with _rocblas_efficiencies(fold.rocblas_efficiencies):
+                    predictions = [predict(r) for r in held_out]
         finally:
             throughput.CALIBRATION.update(saved)
         decode = [p for p in predictions if p.row.is_decode and p.error is not None]
@@ -361,6 +425,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fit", action="store_true", help="refit the constants and print them")
     parser.add_argument("--cross-validate", action="store_true", help="leave-one-publication-out errors")
+    parser.add_argument("--validate-rocm", action="store_true", help="held-out AMD rows (never fitted on)")
     args = parser.parse_args()
     if args.fit:
         fit()
@@ -368,7 +433,7 @@ def main() -> None:
     if args.cross_validate:
         cross_validate()
         return
-    print_report(speed_section())
+    print_report(rocm_validation_section() if args.validate_rocm else speed_section())
 
 
 if __name__ == "__main__":

@@ -19,6 +19,11 @@ parts the usable peak is twice ``fp16_tflops``; professional and datacenter part
 one rate. Measuring efficiency against the FP32-accumulate figure made the fitted CUDA efficiency exceed 1 and
 over-predicted every full-rate part (H100 +539 %, RTX PRO 6000 +117 %).
 
+ROCm is the same ggml-cuda code built with HIP, so it shares CUDA's compute efficiency; each AMD architecture
+instead gets the share of its datasheet peak that MMQ can use (``AMD_MATRIX_BALANCE``: bounded by the CU's
+vector ALUs on datacenter CDNA parts). Only the one measured HIP row's own path (rocBLAS on RDNA3.5) has a
+fitted efficiency of its own (``ROCBLAS_FALLBACK_EFFICIENCY``).
+
 The efficiencies and overheads in ``CALIBRATION`` are fitted by ``bench/throughput_accuracy.py --fit`` on
 ``bench/data/throughput_calibration.csv`` only (llama.cpp llama-bench rows); that script prints the fit, the
 per-row errors and the medians. Everything here is a pure function of its keyword arguments.
@@ -30,7 +35,7 @@ Units: bytes, FLOPs, seconds inside; tokens/s and milliseconds in the results. B
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from reports.sizing.errors import SizingError
@@ -68,12 +73,14 @@ class BackendCalibration:
 # `python -m bench.throughput_accuracy --fit`; the test suite fails if the medians drift past the targets.
 # Vulkan and ROCm rows hold no MoE model, so those classes take CUDA's MoE factor and GEMM half width
 # (same discrete-GPU launch model, similar tile heights); ROCm has one decode row, so it also takes CUDA's
-# layer overhead and fits only its two efficiencies.
+# layer overhead and fits only its bandwidth efficiency. Its compute efficiency is CUDA's too: HIP runs
+# ggml-cuda's MMQ kernels, and the AMD architectures differ by the usable share of their peak
+# (AMD_MATRIX_BALANCE); its one prefill row fits ROCBLAS_FALLBACK_EFFICIENCY instead (prefill_rows=0 here).
 CALIBRATION: dict[str, BackendCalibration] = {
     "cuda": BackendCalibration(0.90, 55e-6, 0.51, 1.5, 96.0, decode_rows=20, prefill_rows=18),
     "metal": BackendCalibration(0.91, 190e-6, 0.68, 1.1, 0.0, decode_rows=65, prefill_rows=64),
     "vulkan": BackendCalibration(0.84, 40e-6, 0.39, 1.5, 96.0, decode_rows=7, prefill_rows=6),
-    "rocm": BackendCalibration(0.83, 55e-6, 0.09, 1.5, 96.0, decode_rows=1, prefill_rows=1),
+    "rocm": BackendCalibration(0.83, 55e-6, 0.51, 1.5, 96.0, decode_rows=1, prefill_rows=0),
 }
 # Backends without calibration data (SYCL, CANN, anything else) borrow the Vulkan constants: like Vulkan they
 # are portable llama.cpp backends without vendor-tuned kernels. This is a stated assumption, not a fit.
@@ -115,15 +122,93 @@ DEFAULT_UBATCH = 512
 LLAMA_CPP_TENSOR_PEAK_SHARE: dict[str, float] = {"hopper": 494 / 757}
 
 
+# ---- AMD (HIP build of ggml-cuda) ------------------------------------------------------------------------
+# llama.cpp's ROCm backend is ggml-cuda compiled with hipcc, and prefill on every AMD architecture in the
+# catalog runs the same MMQ kernels as on NVIDIA (ggml/src/ggml-cuda/mmq.cu ggml_cuda_should_use_mmq: CDNA3
+# "return true" because "rocblas/tensile performs very poorly on CDNA3"; RDNA3/3.5 and RDNA4 take MMQ for the
+# common quant types, RDNA4 "consistently faster than dequantization + hipBLAS"). Only the matrix instruction
+# differs (ggml-cuda/mma.cuh: MFMA __builtin_amdgcn_mfma_i32_16x16x32_i8 on CDNA3/CDNA4, WMMA
+# __builtin_amdgcn_wmma_i32_16x16x16_iu8 on RDNA3/RDNA4). So HIP takes CUDA's fitted compute efficiency
+# (CALIBRATION["rocm"]) and each AMD architecture gets the share of its FP16 peak those kernels can use.
+#
+# What bounds MMQ there is not the matrix cores alone: besides the MMA, every tile is dequantized, scaled
+# and converted on the vector ALUs, a fixed amount of vector work per matrix FLOP for a given tile shape. The
+# CUDA efficiency is fitted on GeForce/professional Ampere, Ada and Blackwell parts, all of which pair 1024
+# dense FP16 matrix FLOPs (FP16 accumulate; the whitepaper method of bench/calibration_hardware.py) with 256
+# FP32 vector FLOPs (128 FP32 lanes) per SM and clock: a matrix-to-vector ratio of 4. A part with a
+# larger ratio runs out of vector throughput first, so only REFERENCE_MATRIX_TO_VECTOR / ratio of its matrix
+# peak is usable. Datacenter CDNA parts have ratios of 8-32, which is why one ROCm constant fitted on an
+# RDNA3.5 iGPU mis-scaled them. Evidence, not fit: the same rule predicts the held-out MI300X and MI210
+# llama-bench rows within about +-20 % (bench/data/validation_rocm.csv, `python -m bench.throughput_accuracy
+# --validate-rocm`), and would move the in-sample H100 row from +109 % to -20 % (Hopper: 4096 matrix /
+# 256 vector FLOPs per SM-clock = 16). It is not applied to "hopper" because that key also covers the H20,
+# whose matrix units are cut to ~1/7 of the H100's (148 dense FP16 TFLOPS vs 44 FP32), so a per-architecture
+# ratio would under-estimate it 2.6x; a per-part FP32 vector figure in the catalog would let the rule apply
+# per part.
+REFERENCE_MATRIX_TO_VECTOR = 1024 / 256
+
+
+@dataclass(frozen=True)
+class MatrixBalance:
+    """Per-CU, per-clock throughput of one AMD architecture, from datasheet arithmetic."""
+
+    matrix_flops_per_clock: int  # dense FP16 matrix FLOPs (MFMA/WMMA), no sparsity
+    # FP32 vector FLOPs, one FMA per lane: without packed FP32 (CDNA) or dual issue (RDNA), which MMQ's
+    # integer and scalar dequantization work does not use
+    vector_flops_per_clock: int
+    # share of the matrix rate the instruction llama.cpp emits reaches (1 = the full-rate instruction)
+    instruction_share: float = 1.0
+
+    @property
+    def matrix_to_vector(self) -> float:
+        return self.matrix_flops_per_clock / self.vector_flops_per_clock
+
+    @property
+    def usable_share(self) -> float:
+        return min(self.instruction_share, REFERENCE_MATRIX_TO_VECTOR / self.matrix_to_vector)
+
+
+AMD_MATRIX_BALANCE: dict[str, MatrixBalance] = {
+    # MI210 (no catalog row; validation only): 181.0 TFLOPS FP16 = 104 CU x 1.7 GHz x 1024; FP32 vector 22.6
+    # TFLOPS = 104 x 1.7 x 128 (AMD's 45.3 is packed FP32).
+    "cdna2": MatrixBalance(1024, 128),
+    # MI300X/MI325X: 1307.4 TFLOPS FP16 = 304 CU x 2.1 GHz x 2048; FP32 vector 81.7 TFLOPS = 304 x 2.1 x 128
+    # (AMD's 163.4 is packed FP32; CU counts: rocm.docs.amd.com reference/gpu-specs.html).
+    "cdna3": MatrixBalance(2048, 128),
+    # MI355X: 2516.6 TFLOPS FP16 = 256 CU x 2.4 GHz x 4096; FP32 vector 78.6 = 256 x 2.4 x 128 (157.3 packed).
+    # MMQ emits the CDNA3 instruction on CDNA4 too (mma.cuh: "#if defined(CDNA4) || defined(CDNA3)"
+    # mfma_i32_16x16x32_i8), 16384 ops in 16 cycles, half the rate of gfx950's mfma_i32_16x16x64_i8 (32768 ops
+    # in 16 cycles: AMD HIP docs, CDNA4 matrix instruction throughput table). The vector bound (1/8) is tighter.
+    "cdna4": MatrixBalance(4096, 128, instruction_share=0.5),
+    # RX 7900 XTX: 122.8 TFLOPS = 96 CU x 2.5 GHz x 512 (WMMA FP16 512 FLOPs/clk/CU: AMD GPUOpen "Using the
+    # Matrix Cores of AMD RDNA 4 architecture GPUs", FLOPS/clock/CU table); FP32 61.4 TFLOPS with dual issue,
+    # 128 per CU-clock without. Strix Halo (RDNA3.5) has the same CU: 59.4 = 40 x 2.9 GHz x 512.
+    "rdna3": MatrixBalance(512, 128),
+    "rdna3.5": MatrixBalance(512, 128),
+    # RX 9070 XT: 194.7 TFLOPS = 64 CU x 2.97 GHz x 1024 (same GPUOpen table); FP32 48.7 with dual issue.
+    "rdna4": MatrixBalance(1024, 128),
+}
+LLAMA_CPP_TENSOR_PEAK_SHARE.update({name: balance.usable_share for name, balance in AMD_MATRIX_BALANCE.items()})
+
+# Architectures whose calibration rows ran a different prefill path than MMQ, with the compute efficiency
+# fitted on those rows. The only HIP rows (Ryzen AI Max+ 395, gfx1151, llama.cpp b5392, May 2025) predate
+# WMMA MMQ on RDNA3.x (llama.cpp pull 17576, Nov 2025): prefill then dequantized to FP16 and called rocBLAS
+# ("Since we dont have any kernels that can make use of wmma or mfma, we convert to fp16 and use rocblas",
+# llama.cpp issue 13565), and gfx1151's rocBLAS ran hgemm 2.5-6x slower than gfx1100's (ROCm issue 4748).
+# This constant therefore describes that build on that chip, not RDNA3.x MMQ; other RDNA parts use MMQ's.
+# Fitted by `python -m bench.throughput_accuracy --fit` like CALIBRATION.
+ROCBLAS_FALLBACK_EFFICIENCY: dict[str, float] = {"rdna3.5": 0.09}
+
+
 def tensor_peak_tflops(hardware: HardwareSpec) -> float | None:
     """Dense FP16 tensor TFLOPS llama.cpp's prefill GEMMs can use: the FP16-accumulate peak (the larger of the
     two published figures; ``fp16_acc_tflops`` None means the part runs both at one rate), times the share of
-    it llama.cpp's CUDA kernels reach on the architecture (``LLAMA_CPP_TENSOR_PEAK_SHARE``).
+    it llama.cpp's CUDA/HIP kernels reach on the architecture (``LLAMA_CPP_TENSOR_PEAK_SHARE``).
     None when no TFLOPS figure is published."""
     if not hardware.fp16_tflops:
         return None
     peak = max(hardware.fp16_tflops, hardware.fp16_acc_tflops or 0.0)
-    if hardware.backend == "cuda":
+    if hardware.backend in ("cuda", "rocm"):
         peak *= LLAMA_CPP_TENSOR_PEAK_SHARE.get(hardware.architecture, 1.0)
     return peak
 
@@ -133,7 +218,13 @@ def backend_class(hardware: HardwareSpec) -> BackendClass:
 
 
 def calibration_for(hardware: HardwareSpec) -> BackendCalibration:
-    return CALIBRATION[backend_class(hardware)]
+    """The fitted constants of the hardware's backend class; on ROCm, with the rocBLAS-path compute efficiency
+    where its architecture was only measured on that path (``ROCBLAS_FALLBACK_EFFICIENCY``)."""
+    name = backend_class(hardware)
+    calibration = CALIBRATION[name]
+    if name == "rocm" and hardware.architecture in ROCBLAS_FALLBACK_EFFICIENCY:
+        calibration = replace(calibration, compute_efficiency=ROCBLAS_FALLBACK_EFFICIENCY[hardware.architecture])
+    return calibration
 
 
 # --------------------------------------------------------------------------------------------------- helpers

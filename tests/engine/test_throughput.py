@@ -248,6 +248,75 @@ def test_seed_catalog_fp16_accumulate_figures():
     assert hopper == {"h100-80gb-sxm", "h200-141gb-sxm", "h800-80gb-sxm", "h20-96gb-hbm3", "h20-141gb-hbm3e"}
 
 
+# ------------------------------------------------------------------------------- AMD architectures (HIP)
+
+MI325X = HardwareSpec(slug="mi325x", name="Instinct MI325X", vendor="AMD", memory_gb=256, bandwidth_gbs=6000,
+                      kind="accelerator", fp16_tflops=1307.4, backend="rocm", architecture="cdna3")
+
+
+def test_amd_usable_shares_follow_the_matrix_to_vector_ratio():
+    # reference (GeForce Ampere/Ada/Blackwell): 1024 matrix / 256 vector FLOPs per SM-clock = 4
+    # CDNA3: 2048 / 128 = 16 -> 4/16 = 0.25; CDNA2: 1024 / 128 = 8 -> 0.5; RDNA4: 1024 / 128 = 8 -> 0.5;
+    # RDNA3 and RDNA3.5: 512 / 128 = 4 -> 1 (capped at the instruction share 1)
+    # CDNA4: 4096 / 128 = 32 -> 0.125, below the 0.5 instruction share (mfma_i32_16x16x32_i8 on gfx950)
+    shares = throughput.LLAMA_CPP_TENSOR_PEAK_SHARE
+    assert throughput.REFERENCE_MATRIX_TO_VECTOR == 4
+    expected = {"cdna2": 0.5, "cdna3": 0.25, "cdna4": 0.125, "rdna3": 1.0, "rdna3.5": 1.0, "rdna4": 0.5}
+    assert {name: shares[name] for name in expected} == expected
+    assert throughput.AMD_MATRIX_BALANCE["cdna4"].instruction_share == 0.5
+    assert shares["hopper"] == 494 / 757  # unchanged: the mma.sync share
+
+
+def test_hip_prefill_uses_the_share_of_the_architecture():
+    # MI325X: 1307.4 TFLOPS x 0.25 = 326.85 TFLOPS usable by llama.cpp's MMQ
+    assert tensor_peak_tflops(MI325X) == pytest.approx(326.85)
+    # MI355X: 2500 x 0.125 = 312.5: no faster than CDNA3 for llama.cpp (same MMQ instruction, vector bound)
+    assert tensor_peak_tflops(replace(MI325X, fp16_tflops=2500, architecture="cdna4")) == pytest.approx(312.5)
+    # RX 7900 XTX: 123 x 1 = 123
+    assert tensor_peak_tflops(replace(MI325X, fp16_tflops=123, architecture="rdna3")) == 123
+    # the shares belong to ggml-cuda's kernels: the same chip under Vulkan keeps its datasheet peak,
+    # and an AMD part without an architecture value keeps it too
+    assert tensor_peak_tflops(replace(MI325X, backend="vulkan")) == 1307.4
+    assert tensor_peak_tflops(replace(MI325X, architecture="")) == 1307.4
+
+
+def test_prefill_on_cdna3_runs_at_a_quarter_of_the_datasheet_peak():
+    # 1307.4 x 0.25 x 0.5 (CAL) x 512 / (512 + 64) = 145.2667 TFLOP/s; / 14e9 FLOP/token = 10376.19 tok/s
+    # (memory floor: 8e9 B / (6000e9 x 0.8) = 1.67 ms per micro-batch, below the 49.34 ms of compute)
+    speed = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=MI325X, weight_bytes=8e9, num_layers=32,
+                          calibration=CAL)
+    assert speed.peak_tflops == pytest.approx(326.85)
+    assert speed.bound == "compute"
+    assert speed.tokens_per_s == pytest.approx(1307.4e12 * 0.25 * 0.5 * 8 / 9 / 14e9, rel=1e-9)
+    assert speed.tokens_per_s == pytest.approx(10376.19, abs=0.01)
+
+
+def test_hip_borrows_cudas_compute_efficiency_except_where_only_rocblas_was_measured():
+    rocm, cuda = throughput.CALIBRATION["rocm"], throughput.CALIBRATION["cuda"]
+    assert rocm.compute_efficiency == cuda.compute_efficiency and rocm.prefill_rows == 0
+    assert throughput.calibration_for(MI325X) == rocm
+    strix_halo = replace(MI325X, kind="unified", fp16_tflops=59.4, architecture="rdna3.5")
+    fallback = throughput.calibration_for(strix_halo)
+    assert fallback.compute_efficiency == throughput.ROCBLAS_FALLBACK_EFFICIENCY["rdna3.5"]
+    assert replace(fallback, compute_efficiency=rocm.compute_efficiency) == rocm  # nothing else differs
+    # under Vulkan the same APU uses the Vulkan constants, untouched by the HIP rocBLAS fit
+    assert throughput.calibration_for(replace(strix_halo, backend="vulkan")) == throughput.CALIBRATION["vulkan"]
+
+
+def test_seed_catalog_amd_and_intel_architectures():
+    """Every AMD row with a TFLOPS figure is tagged, so HIP prefill uses its architecture's share."""
+    rows = json.loads((Path(__file__).resolve().parents[2] / "catalog/seed/accelerators.json").read_text())
+    tagged = {row["slug"]: row["architecture"] for row in rows if row["vendor"] in ("AMD", "Intel")}
+    assert tagged == {
+        "instinct-mi300x-192gb": "cdna3", "instinct-mi325x-256gb": "cdna3", "instinct-mi355x-288gb": "cdna4",
+        "radeon-rx-7900-xtx-24gb": "rdna3", "radeon-ai-pro-r9700-32gb": "rdna4",
+        "ryzen-ai-max-plus-395-128gb": "rdna3.5", "arc-pro-b60-24gb": "xe2", "gaudi-3-128gb": "gaudi3",
+    }
+    for row in rows:
+        if row["vendor"] == "AMD":
+            assert row["architecture"] in throughput.AMD_MATRIX_BALANCE and "Architecture:" in row["notes"]
+
+
 def test_prefill_without_published_tflops_says_so():
     speed = prefill_speed(flops_per_token=14e9, prompt=512, hardware=replace(GPU, fp16_tflops=None),
                           weight_bytes=8e9, num_layers=32)
@@ -329,8 +398,10 @@ def test_calibration_medians_stay_within_the_targets():
     assert summary["decode_median_abs_error"] <= 0.20
     assert summary["prefill_median_abs_error"] <= 0.30
     # CUDA and Metal: bandwidth eff., layer overhead, compute eff., MoE factor, GEMM half width (5 each);
-    # Vulkan: the first three (no MoE rows); ROCm: the two efficiencies (one decode row) -> 15
+    # Vulkan: the first three (no MoE rows); ROCm: bandwidth eff. (one decode row) and the rocBLAS-path compute
+    # eff. of RDNA3.5 (one prefill row; other AMD architectures borrow CUDA's) -> 15
     assert len(summary["fitted_parameters"]) == 15
+    assert "rocm.rdna3.5.rocblas_compute_efficiency" in summary["fitted_parameters"]
     assert all(math.isfinite(value) for value in summary["fitted_parameters"].values())
     # efficiencies are shares of a physical peak
     for name, calibration in throughput.CALIBRATION.items():
@@ -356,6 +427,29 @@ def test_h100_prefill_residual_stays_bounded():
     ~50 %; the model over-predicts it (+109 % at this calibration, +539 % before the FP16-accumulate convention
     and the mma.sync share). This guards against sliding back, it does not claim the row is modelled."""
     assert 0 < _calibration_error("H100 80GB", "Llama-2-7B", "pp512") < 1.5
+
+
+def test_held_out_amd_rows_are_never_fitted_on():
+    """bench/data/validation_rocm.csv holds other GPUs than the calibration set, and fit() reads only the latter."""
+    from bench.calibration_hardware import CALIBRATION_GPUS, VALIDATION_GPUS
+    from bench.throughput_accuracy import VALIDATION_ROCM, load_measurements
+
+    calibration, held_out = load_measurements(), load_measurements(VALIDATION_ROCM)
+    assert {row.gpu for row in calibration}.isdisjoint(VALIDATION_GPUS)
+    assert {row.gpu for row in held_out} == set(VALIDATION_GPUS) and not set(VALIDATION_GPUS) & set(CALIBRATION_GPUS)
+    assert all("HELD OUT" in row.source for row in held_out)
+
+
+def test_held_out_amd_prefill_rows_stay_within_the_prefill_target():
+    """Regression guard on the per-architecture shares: the held-out MI300X, MI210 and RDNA3 llama-bench rows
+    (prefill -8 %, +17 %, +11 %, +7 %, +23 % at this calibration; -35 % to -81 % with the former single ROCm
+    efficiency of 0.09) must each stay within the 30 % prefill target."""
+    from bench.throughput_accuracy import rocm_validation_section
+
+    prefill = [row for row in rocm_validation_section()["rows"] if row["test"].startswith("pp")]
+    assert len(prefill) == 5
+    for row in prefill:
+        assert abs(row["error"]) <= 0.30, row["gpu"]
 
 
 def test_prefill_streams_offloaded_weights_over_pcie_once_per_micro_batch():
