@@ -7,5 +7,8 @@ app_name = "reports"
 urlpatterns = [
     path("", views.home, name="home"),
     path("methodology/", views_methodology.methodology, name="methodology"),
+    path("search/", views.search, name="search"),
+    path("model/<slug:model_slug>/", views.model, name="model"),
+    path("hardware/<slug:hardware_slug>/", views.hardware, name="hardware"),
     path("report/<slug:model_slug>/<slug:hardware_slug>/", views.report, name="report"),
 ]

@@ -1,0 +1,654 @@
+"""Data for the model, hardware, home and search pages (and the 404 suggestions).
+
+Like `reports.report`, this module only decides which engine calls a page needs and packs their results; every
+figure comes from the sizing engine or the catalog, and formatting happens in the templates. All catalog reads go
+through a `CatalogSnapshot`, so a page that sizes one model on every accelerator (or every model on one
+accelerator) makes the same small number of queries whatever the catalog's size.
+"""
+
+from __future__ import annotations
+
+import difflib
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from django.http import QueryDict
+from django.urls import NoReverseMatch, reverse
+
+from catalog.models import LLMModel
+from reports.estimates import CatalogSnapshot
+from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
+from reports.sizing.advice import feasible_plan
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import MemoryPlan, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.fit import usable_bytes
+from reports.sizing.parameters import ParameterCount, count_parameters
+from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+
+# The configuration every overview quotes: the report's defaults (Q4_K_M weights, FP16 KV cache, one sequence,
+# llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does.
+DEFAULT_SCENARIO = Scenario()
+SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
+# The hardware page's "smallest format that fits": the highest-quality GGUF format of this ladder that fits at 8K.
+# These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
+# recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
+FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
+# Sorting by verdict puts the comfortable fits first.
+VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3}
+MAX_QUERY_LENGTH = 100  # search input beyond this is cut (nobody types a longer model name)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Sorting and filtering tables from the query string (works without JavaScript; htmx only swaps the table)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    value: Callable[[Any], Any]  # the row's sort value; None sorts last in both directions
+    descending_first: bool = False  # speeds: a first click shows the fastest
+
+
+@dataclass(frozen=True)
+class TableState:
+    """The table's sort column and direction and its filters, as parsed from GET (unknown values → defaults)."""
+
+    sort: str
+    descending: bool
+    vendor: str  # "" = every vendor
+    fits_only: bool
+
+    def query(self, **changes: Any) -> str:
+        """The query string of this state with `changes` applied; defaults are left out to keep URLs short."""
+        state = replace(self, **changes)
+        query = QueryDict(mutable=True)
+        query["sort"] = state.sort
+        query["order"] = "desc" if state.descending else "asc"
+        if state.vendor:
+            query["vendor"] = state.vendor
+        if state.fits_only:
+            query["fits"] = "1"
+        return query.urlencode()
+
+
+def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: str, vendors: Iterable[str]) -> TableState:
+    keys = {column.key: column for column in columns}
+    sort = query.get("sort", "")
+    if sort not in keys:
+        sort = default_sort
+    order = query.get("order", "")
+    descending = order == "desc" if order in ("asc", "desc") else keys[sort].descending_first
+    vendor = query.get("vendor", "")
+    if vendor not in set(vendors):
+        vendor = ""
+    return TableState(sort, descending, vendor, query.get("fits", "") in ("1", "on", "true"))
+
+
+def sorted_rows(rows: Iterable[Any], column: Column, *, descending: bool) -> list[Any]:
+    """Rows ordered by `column`; rows without a value (unknown) come last in both directions."""
+    rows = list(rows)
+    known = [row for row in rows if column.value(row) is not None]
+    unknown = [row for row in rows if column.value(row) is None]
+    return sorted(known, key=column.value, reverse=descending) + unknown
+
+
+@dataclass(frozen=True)
+class SortLink:
+    """One sortable column header: where a click goes and what aria-sort says now."""
+
+    key: str
+    query: str
+    aria_sort: str  # "ascending" | "descending" | "none"
+
+
+def sort_links(state: TableState, columns: Sequence[Column]) -> dict[str, SortLink]:
+    links = {}
+    for column in columns:
+        if column.key == state.sort:
+            links[column.key] = SortLink(column.key, state.query(descending=not state.descending),
+                                         "descending" if state.descending else "ascending")
+        else:
+            links[column.key] = SortLink(column.key, state.query(sort=column.key, descending=column.descending_first),
+                                         "none")
+    return links
+
+
+def _rank(verdict: str | None) -> int | None:
+    return None if verdict is None else VERDICT_RANK.get(verdict)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Model page: one model on every accelerator
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AcceleratorRow:
+    hardware: HardwareSpec
+    usable_bytes: float
+    total_short_bytes: float | None  # required at SHORT_CONTEXT (None: the engine cannot size it)
+    total_long_bytes: float | None
+    decode_tok_s: float | None  # one stream at SHORT_CONTEXT, with automatic offload when it does not fit
+    verdict: str | None  # at SHORT_CONTEXT
+    report_url: str
+    hardware_url: str
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict is not None and self.verdict != "exceeds"
+
+
+MODEL_TABLE_COLUMNS = (
+    Column("name", lambda row: row.hardware.name.casefold()),
+    Column("memory", lambda row: row.usable_bytes),
+    Column("bandwidth", lambda row: row.hardware.bandwidth_gbs, descending_first=True),
+    Column("total_short", lambda row: row.total_short_bytes),
+    Column("total_long", lambda row: row.total_long_bytes),
+    Column("decode", lambda row: row.decode_tok_s, descending_first=True),
+    Column("verdict", lambda row: _rank(row.verdict)),
+)
+
+
+def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterCount, *, report_url: str,
+                    hardware_url: str) -> AcceleratorRow:
+    plans: dict[int, MemoryPlan | None] = {}
+    for context in (SHORT_CONTEXT, LONG_CONTEXT):
+        try:
+            plans[context] = plan_memory(model, hardware, replace(DEFAULT_SCENARIO, context=context))
+        except SizingError:
+            plans[context] = None
+    short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
+    decode = None
+    if short is not None:
+        decode = estimate_speeds(model, hardware, replace(DEFAULT_SCENARIO, context=SHORT_CONTEXT), short,
+                                 params).decode.tokens_per_s
+    return AcceleratorRow(
+        hardware=hardware, usable_bytes=usable_bytes(hardware),
+        total_short_bytes=short.fit.required_bytes if short else None,
+        total_long_bytes=long_.fit.required_bytes if long_ else None,
+        decode_tok_s=decode, verdict=short.fit.verdict if short else None, report_url=report_url,
+        hardware_url=hardware_url)
+
+
+def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:
+    """The accelerator the model page shows the model on.
+
+    The smallest accelerator (by memory, then price, then the faster one) on which the model fits comfortably
+    ("fits" or unified memory), as the cheapest way to run it at the default configuration; failing that the
+    smallest with a tight fit; and when nothing holds it, the largest accelerator, whose report shows how far off
+    it is and what to change. For GLM-4.5 this is the Instinct MI325X 256GB, the accelerator the seed page shows.
+    """
+    def size(row: AcceleratorRow) -> tuple:
+        price = row.hardware.price_usd
+        return row.hardware.memory_gb, price is None, price or 0.0, -row.hardware.bandwidth_gbs, row.hardware.slug
+
+    for acceptable in (("fits", "unified"), ("tight",)):
+        fitting = [row for row in rows if row.verdict in acceptable]
+        if fitting:
+            return min(fitting, key=size).hardware
+    return max(rows, key=lambda row: (row.hardware.memory_gb, row.hardware.bandwidth_gbs)).hardware
+
+
+@dataclass
+class ModelPage:
+    model_row: LLMModel
+    model: ModelSpec
+    params: ParameterCount
+    rows: list[AcceleratorRow]  # every catalog accelerator, catalog order
+    state: TableState
+    report: ReportPage  # the model on the default accelerator, for the report's fit and speed blocks
+
+    @property
+    def attention(self) -> str:
+        return attention_kind(self.model)
+
+    @property
+    def hardware(self) -> HardwareSpec:
+        return self.report.hardware
+
+    @property
+    def default_report_url(self) -> str:
+        return report_path(self.model.slug, self.hardware.slug)
+
+    @cached_property
+    def vendors(self) -> list[str]:
+        return sorted({row.hardware.vendor for row in self.rows}, key=str.casefold)
+
+    @cached_property
+    def table(self) -> list[AcceleratorRow]:
+        """The rows as the visitor filtered and sorted them."""
+        rows = [row for row in self.rows
+                if (not self.state.vendor or row.hardware.vendor == self.state.vendor)
+                and (not self.state.fits_only or row.fits)]
+        column = next(c for c in MODEL_TABLE_COLUMNS if c.key == self.state.sort)
+        return sorted_rows(rows, column, descending=self.state.descending)
+
+    @cached_property
+    def sort_links(self) -> dict[str, SortLink]:
+        return sort_links(self.state, MODEL_TABLE_COLUMNS)
+
+    @cached_property
+    def fitting_count(self) -> int:
+        return sum(row.fits for row in self.rows)
+
+
+def model_page(model_row: LLMModel, query: QueryDict, catalog: CatalogSnapshot,
+               report_for: Callable[[HardwareSpec], ReportPage]) -> ModelPage:
+    """`report_for(hardware)` builds the report of this model on `hardware` at the default configuration."""
+    model = catalog.model(model_row.slug)
+    params = count_parameters(model)
+    report_url = report_path(model.slug, "HARDWARE-SLUG")
+    hardware_url = _path_template("reports:hardware", hardware_slug="HARDWARE-SLUG")
+    rows = [accelerator_row(model, hardware, params, report_url=report_url.replace("HARDWARE-SLUG", hardware.slug, 1),
+                            hardware_url=hardware_url(hardware.slug))
+            for hardware in catalog.hardware.values()]
+    vendors = {row.hardware.vendor for row in rows}
+    state = table_state(query, MODEL_TABLE_COLUMNS, default_sort="memory", vendors=vendors)
+    return ModelPage(model_row, model, params, rows, state, report_for(default_accelerator(rows)))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Hardware page: every model on one accelerator
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    model_row: LLMModel
+    params_total: float | None
+    quant: str | None  # the best FORMAT_LADDER format that fits at SHORT_CONTEXT; None = none does
+    required_bytes: float | None
+    decode_tok_s: float | None
+    verdict: str | None
+    report_url: str  # with ?quant= when a format fits
+    model_url: str
+
+    @property
+    def fits(self) -> bool:
+        return self.quant is not None
+
+    @property
+    def ladder_rank(self) -> int | None:
+        return FORMAT_LADDER.index(self.quant) if self.quant else None
+
+
+HARDWARE_TABLE_COLUMNS = (
+    Column("name", lambda row: row.model_row.name.casefold()),
+    Column("params", lambda row: row.params_total, descending_first=True),
+    Column("format", lambda row: row.ladder_rank),
+    Column("total", lambda row: row.required_bytes),
+    Column("decode", lambda row: row.decode_tok_s, descending_first=True),
+    Column("verdict", lambda row: _rank(row.verdict)),
+)
+
+
+def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario = DEFAULT_SCENARIO,
+                        ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, MemoryPlan] | None:
+    """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
+
+    feasible_plan rejects hopeless formats on a weights lower bound without planning them; the smallest format is
+    tried first, so a model too large for the accelerator costs one lookup instead of the whole ladder.
+    """
+    def fitting(quant: str) -> MemoryPlan | None:
+        plan = feasible_plan(model, hardware, replace(scenario, quant=quant))
+        return plan if plan is not None and plan.fit.fits else None
+
+    if fitting(ladder[-1]) is None:
+        return None
+    for quant in ladder:
+        plan = fitting(quant)
+        if plan is not None:
+            return quant, plan
+    return None  # unreachable: the last format fits
+
+
+def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,
+                 model_url: str) -> ModelRow:
+    params = count_parameters(model)
+    best = best_fitting_format(model, hardware)
+    if best is None:
+        return ModelRow(row, params.total or None, None, None, None, "exceeds", report_url, model_url)
+    quant, plan = best
+    scenario = replace(DEFAULT_SCENARIO, quant=quant)
+    decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
+    query = QueryDict(mutable=True)
+    query["quant"] = quant
+    return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
+                    f"{report_url}?{query.urlencode()}", model_url)
+
+
+@dataclass
+class HardwarePage:
+    hardware_row: Any  # catalog.models.Accelerator with `prices` and `cloud_offers` prefetched
+    hardware: HardwareSpec
+    rows: list[ModelRow]
+    state: TableState
+
+    @property
+    def usable_bytes(self) -> float:
+        return usable_bytes(self.hardware)
+
+    @property
+    def spec_sources(self) -> list[str]:
+        """The catalog's "url (what); url (what)" source list, one entry per source."""
+        return [source.strip() for source in self.hardware_row.spec_sources.split(";") if source.strip()]
+
+    @cached_property
+    def latest_prices(self) -> list:
+        """The latest new and the latest used price (each with its as-of date and source)."""
+        latest = {}
+        for price in self.hardware_row.prices.all():
+            current = latest.get(price.condition)
+            if current is None or price.as_of > current.as_of:
+                latest[price.condition] = price
+        return [latest[condition] for condition in ("new", "used") if condition in latest]
+
+    @cached_property
+    def offers(self) -> list:
+        return sorted((offer for offer in self.hardware_row.cloud_offers.all() if offer.is_active),
+                      key=lambda offer: (offer.hourly_usd / offer.gpu_count, offer.provider))
+
+    @cached_property
+    def vendors(self) -> list[str]:
+        return sorted({row.model_row.vendor for row in self.rows if row.model_row.vendor}, key=str.casefold)
+
+    @cached_property
+    def table(self) -> list[ModelRow]:
+        rows = [row for row in self.rows
+                if (not self.state.vendor or row.model_row.vendor == self.state.vendor)
+                and (not self.state.fits_only or row.fits)]
+        column = next(c for c in HARDWARE_TABLE_COLUMNS if c.key == self.state.sort)
+        return sorted_rows(rows, column, descending=self.state.descending)
+
+    @cached_property
+    def sort_links(self) -> dict[str, SortLink]:
+        return sort_links(self.state, HARDWARE_TABLE_COLUMNS)
+
+    @cached_property
+    def fitting_count(self) -> int:
+        return sum(row.fits for row in self.rows)
+
+
+def hardware_page(hardware_row, query: QueryDict, catalog: CatalogSnapshot) -> HardwarePage:
+    hardware = catalog.accelerator(hardware_row.slug)
+    report_url = report_path("MODEL-SLUG", hardware.slug)
+    model_url = _path_template("reports:model", model_slug="MODEL-SLUG")
+    rows = [model_row_on(row, catalog.model(row.slug), hardware,
+                         report_url=report_url.replace("MODEL-SLUG", row.slug, 1), model_url=model_url(row.slug))
+            for row in catalog.model_rows]
+    vendors = {row.model_row.vendor for row in rows if row.model_row.vendor}
+    state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="params", vendors=vendors)
+    return HardwarePage(hardware_row, hardware, rows, state)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Home page: entry points computed from the catalog
+# --------------------------------------------------------------------------------------------------------------
+
+# Editorial: one widely used open-weight model per family and size class, from laptop to datacenter. Slugs that
+# are not (or no longer) in the catalog are skipped.
+POPULAR_MODELS = ("llama-3-1-8b-instruct", "qwen3-30b-a3b-instruct-2507", "gpt-oss-20b", "gemma-3-27b-it",
+                  "gpt-oss-120b", "llama-3-3-70b-instruct", "glm-4-5-air", "qwen3-235b-a22b-instruct-2507",
+                  "glm-4-5", "deepseek-v3-2", "kimi-k2-instruct")
+# "What runs on …": a 24 GB graphics card, a 128 GB unified-memory machine and an 8-GPU H100 server, each
+# picked from the catalog by its properties (largest bandwidth among the matches) rather than by slug.
+ENTRY_POINTS = (
+    ("24gb", {"memory_gb": 24, "kind": "discrete"}, 1),
+    ("128gb-unified", {"memory_gb": 128, "kind": "unified"}, 1),
+    ("8xh100", {"slug": "h100-80gb-sxm"}, 8),
+)
+ENTRY_POINT_LIMIT = 12  # models listed per entry point (the largest that fit)
+
+
+@dataclass(frozen=True)
+class FittingModel:
+    name: str
+    quant: str
+    required_bytes: float
+    decode_tok_s: float
+    verdict: str
+    report_url: str
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    key: str
+    hardware: HardwareSpec
+    gpus: int
+    models: tuple[FittingModel, ...]  # the largest models that fit at Q4_K_M and 8K, largest first
+    fitting_count: int
+
+
+def _entry_hardware(catalog: CatalogSnapshot, criteria: dict) -> HardwareSpec | None:
+    """The fastest match (memory bandwidth sets decode speed); among equals the cheaper, then the shorter name
+    (the RTX 4090 rather than its China-market 4090 D)."""
+    matches = [h for h in catalog.hardware.values() if all(getattr(h, k) == v for k, v in criteria.items())]
+    return min(matches, key=lambda h: (-h.bandwidth_gbs, h.price_usd is None, h.price_usd or 0.0, len(h.name), h.slug),
+               default=None)
+
+
+def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus: int) -> EntryPoint:
+    scenario = replace(DEFAULT_SCENARIO, gpus=gpus)
+    template = report_path("MODEL-SLUG", hardware.slug)
+    suffix = f"?gpus={gpus}" if gpus > 1 else ""
+    fitting = []
+    for row in catalog.model_rows:
+        model = catalog.model(row.slug)
+        plan = feasible_plan(model, hardware, scenario)
+        if plan is None or not plan.fit.fits:
+            continue
+        params = count_parameters(model)
+        decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
+        fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
+                                                   plan.fit.verdict,
+                                                   template.replace("MODEL-SLUG", row.slug, 1) + suffix)))
+    fitting.sort(key=lambda item: (-item[0], item[1].name))
+    return EntryPoint(key, hardware, gpus, tuple(item for _, item in fitting[:ENTRY_POINT_LIMIT]), len(fitting))
+
+
+@dataclass(frozen=True)
+class Link:
+    name: str
+    url: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class HomePage:
+    popular: tuple[Link, ...]
+    entry_points: tuple[EntryPoint, ...]
+    models: tuple[Link, ...]  # every model page
+    hardware_by_vendor: tuple[tuple[str, tuple[Link, ...]], ...]  # every hardware page, grouped
+    methodology_url: str | None
+    model_count: int
+    hardware_count: int
+
+
+def methodology_url() -> str | None:
+    """The methodology page, when it exists (another part of the site): never a dead link."""
+    try:
+        return reverse("reports:methodology")
+    except NoReverseMatch:
+        return None
+
+
+# Per snapshot (a catalog change makes a new one) and language (the links carry the language prefix).
+_home_pages: weakref.WeakKeyDictionary[CatalogSnapshot, dict[str, HomePage]] = weakref.WeakKeyDictionary()
+
+
+def home_page(catalog: CatalogSnapshot, language: str) -> HomePage:
+    """Computed once per catalog snapshot and language: the entry points size every model three times."""
+    pages = _home_pages.setdefault(catalog, {})
+    if language not in pages:
+        pages[language] = _build_home_page(catalog)
+    return pages[language]
+
+
+def _build_home_page(catalog: CatalogSnapshot) -> HomePage:
+    rows = {row.slug: row for row in catalog.model_rows}
+    model_url = _path_template("reports:model", model_slug="SLUG")
+    hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
+    popular = tuple(Link(rows[slug].name, model_url(slug)) for slug in POPULAR_MODELS if slug in rows)
+    entry_points = []
+    for key, criteria, gpus in ENTRY_POINTS:
+        hardware = _entry_hardware(catalog, criteria)
+        if hardware is not None:
+            entry_points.append(entry_point(catalog, key, hardware, gpus))
+    by_vendor: dict[str, list[Link]] = {}
+    for hardware in catalog.hardware.values():
+        by_vendor.setdefault(hardware.vendor, []).append(Link(hardware.name, hardware_url(hardware.slug)))
+    return HomePage(
+        popular=popular, entry_points=tuple(entry_points),
+        models=tuple(Link(row.name, model_url(row.slug)) for row in sorted(rows.values(), key=lambda r: r.name.casefold())),
+        hardware_by_vendor=tuple((vendor, tuple(links)) for vendor, links in by_vendor.items()),
+        methodology_url=methodology_url(), model_count=len(rows), hardware_count=len(catalog.hardware))
+
+
+def _path_template(name: str, **placeholder: str) -> Callable[[str], str]:
+    """reverse() once, then fill the slug in by string replacement (one reverse per page, not per link)."""
+    (kwarg, marker), = placeholder.items()
+    pattern = reverse(name, kwargs={kwarg: marker})
+    return lambda slug: pattern.replace(marker, slug, 1)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Search (home page, as you type) and suggestions (404 pages)
+# --------------------------------------------------------------------------------------------------------------
+
+SEARCH_LIMIT = 8
+SUGGESTION_LIMIT = 5
+SUGGESTION_CUTOFF = 0.6  # difflib ratio: below this, "suggestions" are mostly noise (llama-3-8b ~ Gaudi 3 128GB)
+REPORT_PAIRS_LIMIT = 3  # the search offers reports for the top 3 models × top 3 accelerators
+
+
+@dataclass(frozen=True)
+class Candidate:
+    slug: str
+    name: str
+    vendor: str
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.casefold().replace("-", " ").replace("_", " ").split())
+
+
+def rank_matches(query: str, candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
+    """Candidates matching `query`: every word in the name, slug or vendor (best: name starts with it), then,
+    when nothing matches that way, the closest names by difflib (typos: "lama 70b", "rtx4900")."""
+    words = _normalized(query[:MAX_QUERY_LENGTH]).split()
+    if not words:
+        return []
+    candidates = list(candidates)
+    scored = []
+    for candidate in candidates:
+        haystack = _normalized(f"{candidate.name} {candidate.slug} {candidate.vendor}")
+        if all(word in haystack for word in words):
+            name = _normalized(candidate.name)
+            scored.append(((not name.startswith(words[0]), len(name), name), candidate))
+    if scored:
+        return [candidate for _, candidate in sorted(scored, key=lambda item: item[0])[:limit]]
+    return closest(" ".join(words), candidates, limit)
+
+
+def closest(text: str, candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
+    """The candidates whose slug or name is closest to `text` (difflib ratio), best first."""
+    text = _normalized(text[:MAX_QUERY_LENGTH])
+    scored = []
+    for candidate in candidates:
+        score = max(difflib.SequenceMatcher(None, text, _normalized(candidate.slug)).ratio(),
+                    difflib.SequenceMatcher(None, text, _normalized(candidate.name)).ratio())
+        if score >= SUGGESTION_CUTOFF:
+            scored.append((-score, candidate.name, candidate))
+    return [candidate for *_, candidate in sorted(scored, key=lambda item: item[:2])[:limit]]
+
+
+def model_candidates(catalog: CatalogSnapshot) -> list[Candidate]:
+    return [Candidate(row.slug, row.name, row.vendor) for row in catalog.model_rows]
+
+
+def hardware_candidates(catalog: CatalogSnapshot) -> list[Candidate]:
+    return [Candidate(h.slug, h.name, h.vendor) for h in catalog.hardware.values()]
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    model_query: str
+    hardware_query: str
+    models: tuple[Link, ...]
+    hardware: tuple[Link, ...]
+    reports: tuple[Link, ...]  # model × accelerator reports for the best matches of both queries
+
+    @property
+    def searched(self) -> bool:
+        return bool(self.model_query or self.hardware_query)
+
+
+def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str) -> SearchResults:
+    model_query, hardware_query = model_query.strip()[:MAX_QUERY_LENGTH], hardware_query.strip()[:MAX_QUERY_LENGTH]
+    models = rank_matches(model_query, model_candidates(catalog), SEARCH_LIMIT)
+    hardware = rank_matches(hardware_query, hardware_candidates(catalog), SEARCH_LIMIT)
+    model_url = _path_template("reports:model", model_slug="SLUG")
+    hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
+    report = report_path("MODEL-SLUG", "HARDWARE-SLUG")
+    reports = tuple(
+        Link(f"{m.name} × {h.name}", report.replace("MODEL-SLUG", m.slug, 1).replace("HARDWARE-SLUG", h.slug, 1))
+        for m in models[:REPORT_PAIRS_LIMIT] for h in hardware[:REPORT_PAIRS_LIMIT])
+    return SearchResults(model_query, hardware_query,
+                         tuple(Link(m.name, model_url(m.slug), m.vendor) for m in models),
+                         tuple(Link(h.name, hardware_url(h.slug), h.vendor) for h in hardware), reports)
+
+
+@dataclass(frozen=True)
+class NotFound:
+    """What the 404 page says was not found and which pages come closest."""
+
+    kind: str  # "model" | "hardware" | "page"
+    slug: str
+    suggestions: tuple[Link, ...]
+
+
+def suggest_models(catalog: CatalogSnapshot, slug: str, url_for: Callable[[str], str]) -> tuple[Link, ...]:
+    return tuple(Link(c.name, url_for(c.slug)) for c in rank_matches(slug, model_candidates(catalog),
+                                                                       SUGGESTION_LIMIT))
+
+
+def suggest_hardware(catalog: CatalogSnapshot, slug: str, url_for: Callable[[str], str]) -> tuple[Link, ...]:
+    return tuple(Link(c.name, url_for(c.slug)) for c in rank_matches(slug, hardware_candidates(catalog),
+                                                                       SUGGESTION_LIMIT))
+
+
+def model_not_found(catalog: CatalogSnapshot, slug: str) -> NotFound:
+    return NotFound("model", slug, suggest_models(catalog, slug, _path_template("reports:model", model_slug="SLUG")))
+
+
+def hardware_not_found(catalog: CatalogSnapshot, slug: str) -> NotFound:
+    return NotFound("hardware", slug,
+                    suggest_hardware(catalog, slug, _path_template("reports:hardware", hardware_slug="SLUG")))
+
+
+def report_not_found(catalog: CatalogSnapshot, model_slug: str, hardware_slug: str) -> NotFound:
+    """The unknown part of a report URL, with reports for its closest matches (keeping the part that is known)."""
+    known_models = {row.slug for row in catalog.model_rows}
+    report = report_path("MODEL-SLUG", "HARDWARE-SLUG")
+    if model_slug not in known_models:
+        fill = lambda slug: report.replace("MODEL-SLUG", slug, 1).replace("HARDWARE-SLUG", hardware_slug, 1)  # noqa: E731
+        if hardware_slug not in catalog.hardware:
+            return model_not_found(catalog, model_slug)
+        return NotFound("model", model_slug, suggest_models(catalog, model_slug, fill))
+    fill = lambda slug: report.replace("MODEL-SLUG", model_slug, 1).replace("HARDWARE-SLUG", slug, 1)  # noqa: E731
+    return NotFound("hardware", hardware_slug, suggest_hardware(catalog, hardware_slug, fill))
+
+
+def page_not_found(catalog: CatalogSnapshot, path: str) -> NotFound:
+    """Any other unknown URL: suggestions from its last path segment among models and accelerators."""
+    segment = next((part for part in reversed(path.strip("/").split("/")) if part), "")[:MAX_QUERY_LENGTH]
+    if not segment:
+        return NotFound("page", "", ())
+    model_url = _path_template("reports:model", model_slug="SLUG")
+    hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
+    suggestions = suggest_models(catalog, segment, model_url) + suggest_hardware(catalog, segment, hardware_url)
+    return NotFound("page", segment, suggestions[:SUGGESTION_LIMIT])

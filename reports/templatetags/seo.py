@@ -1,0 +1,151 @@
+"""Search presence in <head>: canonical and hreflang links, Open Graph URL and locales, JSON-LD.
+
+Every page has one URL per language (/de/…, /en/…); the unprefixed URL is the x-default, which LocaleMiddleware
+redirects by Accept-Language. Query strings (configurator states, table sorting) never make a new canonical page.
+"""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+from django import template
+from django.conf import settings
+from django.http import HttpRequest
+from django.template.loader import get_template
+from django.urls import translate_url
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+register = template.Library()
+
+# Open Graph wants language_TERRITORY; the territory where each of the site's languages is mostly read.
+OG_LOCALES = {"de": "de_DE", "en": "en_US"}
+# The escapes django.utils.html.json_script applies, so "</script>" in a model name cannot end the element.
+JSON_SCRIPT_ESCAPES = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+
+
+def absolute_url(request: HttpRequest, path: str) -> str:
+    """`path` on the public site: SITE_URL when configured (behind a proxy), else the request's scheme and host."""
+    if settings.SITE_URL:
+        return settings.SITE_URL.rstrip("/") + path
+    return request.build_absolute_uri(path)
+
+
+def unprefixed(path: str, language: str) -> str:
+    """/de/model/x/ → /model/x/: the x-default URL, which redirects by the visitor's Accept-Language."""
+    prefix = f"/{language}/"
+    return "/" + path[len(prefix):] if path.startswith(prefix) else path
+
+
+def language_paths(path: str) -> dict[str, str]:
+    """The same page in every language of the site."""
+    return {code: translate_url(path, code) for code, _ in settings.LANGUAGES}
+
+
+@register.simple_tag(takes_context=True)
+def canonical_links(context) -> SafeString:
+    """<link rel=canonical>, hreflang alternates (each language and x-default) and og:url / og:locale."""
+    request = context["request"]
+    language = get_language()
+    path = request.path  # without the query string: configurator variants point to the base page
+    alternates = language_paths(path)
+    canonical = absolute_url(request, alternates.get(language, path))
+    links = [format_html('<link rel="canonical" href="{}">', canonical)]
+    links += [format_html('<link rel="alternate" hreflang="{}" href="{}">', code, absolute_url(request, url))
+              for code, url in alternates.items()]
+    links.append(format_html('<link rel="alternate" hreflang="x-default" href="{}">',
+                             absolute_url(request, unprefixed(path, language))))
+    links.append(format_html('<meta property="og:url" content="{}">', canonical))
+    links.append(format_html('<meta property="og:locale" content="{}">', OG_LOCALES.get(language, language)))
+    links += [format_html('<meta property="og:locale:alternate" content="{}">', OG_LOCALES.get(code, code))
+              for code in alternates if code != language]
+    return mark_safe("\n  ".join(links))
+
+
+@register.simple_tag(takes_context=True)
+def jsonld(context, data) -> SafeString:
+    """`data` as <script type="application/ld+json">, escaped like json_script and carrying the CSP nonce.
+
+    JSON-LD is a data block, which browsers never execute, so the CSP does not govern it; the nonce keeps strict
+    scanners (and tests/test_deploy_settings.py's) from flagging it as inline script all the same.
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(JSON_SCRIPT_ESCAPES)
+    nonce = context.get("csp_nonce")
+    nonce_attribute = format_html(' nonce="{}"', nonce) if nonce is not None else ""
+    return format_html('<script type="application/ld+json"{}>{}</script>', nonce_attribute, mark_safe(text))
+
+
+def breadcrumb_list(request: HttpRequest, crumbs) -> dict:
+    """schema.org BreadcrumbList of (name, path) pairs, in the order shown on the page."""
+    return {
+        "@context": "https://schema.org",
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": position, "name": str(name), "item": absolute_url(request, path)}
+            for position, (name, path) in enumerate(crumbs, start=1)
+        ],
+    }
+
+
+@register.simple_tag(takes_context=True)
+def breadcrumbs_jsonld(context, crumbs) -> SafeString:
+    return jsonld(context, breadcrumb_list(context["request"], crumbs))
+
+
+class QuestionsAndAnswers(HTMLParser):
+    """(question, answer) text pairs of a rendered FAQ section: each <h3> and the <p> paragraphs after it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[tuple[str, str]] = []
+        self._tag: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in ("h3", "p"):
+            self._tag, self._text = tag, []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._tag:
+            self.blocks.append((tag, " ".join("".join(self._text).split())))
+            self._tag = None
+
+    def handle_data(self, data: str) -> None:
+        if self._tag is not None:
+            self._text.append(data)
+
+    def pairs(self) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, list[str]]] = []
+        for tag, text in self.blocks:
+            if tag == "h3":
+                pairs.append((text, []))
+            elif pairs and text:
+                pairs[-1][1].append(text)
+        return [(question, " ".join(answer)) for question, answer in pairs if question and answer]
+
+
+def faq_page(questions_and_answers: list[tuple[str, str]]) -> dict:
+    return {
+        "@context": "https://schema.org",
+        "@type": "FAQPage",
+        "mainEntity": [
+            {"@type": "Question", "name": question, "acceptedAnswer": {"@type": "Answer", "text": answer}}
+            for question, answer in questions_and_answers
+        ],
+    }
+
+
+@register.simple_tag(takes_context=True)
+def report_faq_jsonld(context, page) -> SafeString:
+    """FAQPage for the report's visible Q&A: the FAQ section is rendered once more from the same engine results
+    and read back, so the structured data says exactly what the page shows (no second copy of the texts)."""
+    if page.estimate is None:
+        return mark_safe("")
+    html = get_template("reports/report/_faq.html").render({"page": page, "e": page.estimate}, context["request"])
+    parser = QuestionsAndAnswers()
+    parser.feed(html)
+    pairs = parser.pairs()
+    return jsonld(context, faq_page(pairs)) if pairs else mark_safe("")
+
