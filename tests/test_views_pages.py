@@ -1,0 +1,267 @@
+"""The model, hardware, home and search pages and the 404 pages: both languages, sorting and filtering over GET,
+htmx partials, suggestions, and a query count that does not grow with the catalog."""
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from reports import estimates
+from reports.pages import (FORMAT_LADDER, AcceleratorRow, best_fitting_format, default_accelerator)
+from reports.sizing.estimate import plan_memory
+from reports.sizing.specs import HardwareSpec, Scenario
+from tests.factories import make_accelerator, make_model
+
+pytestmark = pytest.mark.django_db
+
+ROW_NAMES = re.compile(r'<th scope="row"><a href="[^"]+">([^<]+)</a></th>')
+MAX_QUERIES = 12
+
+
+@pytest.fixture
+def cold_snapshot():
+    """Every request after this one rebuilds the catalog snapshot, as the first request of a process does."""
+    estimates._snapshot_cache.clear()
+    yield
+    estimates._snapshot_cache.clear()
+
+
+def table_names(body: str) -> list[str]:
+    return ROW_NAMES.findall(body.split('id="table"', 1)[1])
+
+
+# ---- model page -------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_model_page_renders_in_both_languages(client, lang):
+    response = client.get(f"/{lang}/model/glm-4-5/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert f'<html lang="{lang}">' in body
+    for section in ('id="fit"', 'id="speed"', 'id="accelerators"', "huggingface.co/zai-org/GLM-4.5"):
+        assert section in body
+    assert len(table_names(body)) == 49  # every seed accelerator
+
+
+def test_model_page_uses_german_number_format(client):
+    # GLM-4.5 KV at 8K, FP16: 2 × 92 layers × 8 KV heads × 128 × 2 B × 8,192 tokens = 2.875 GiB
+    german = client.get("/de/model/glm-4-5/").content.decode()
+    english = client.get("/en/model/glm-4-5/").content.decode()
+    assert "2,88 GiB" in german and "2.88 GiB" not in german
+    assert "2.88 GiB" in english
+
+
+def test_model_page_shows_the_seeds_default_accelerator(client):
+    # The seed's model page shows GLM-4.5 on the Instinct MI325X 256GB: the smallest catalog accelerator on which
+    # it fits comfortably (204 GiB of 243.2 GiB usable; the 256 GB Mac Studio has only 199.7 GiB usable).
+    body = client.get("/en/model/glm-4-5/").content.decode()
+    heading = re.search(r'<h2 id="default-heading">(.*?)</h2>', body).group(1)
+    assert heading == "On Instinct MI325X 256GB"
+    assert 'href="/en/report/glm-4-5/instinct-mi325x-256gb/"' in body
+
+
+def _row(slug, memory_gb, verdict, price=None):
+    hardware = HardwareSpec(slug=slug, name=slug, vendor="V", memory_gb=memory_gb, bandwidth_gbs=100.0,
+                            price_usd=price)
+    return AcceleratorRow(hardware, memory_gb * 2**30, 1.0, 2.0, 10.0, verdict, "", "")
+
+
+def test_default_accelerator_prefers_the_smallest_comfortable_fit_then_tight_then_the_largest():
+    rows = [_row("big", 80, "fits"), _row("small-tight", 24, "tight"), _row("mid", 48, "unified"),
+            _row("tiny", 12, "exceeds")]
+    assert default_accelerator(rows).slug == "mid"
+    assert default_accelerator([_row("a", 24, "tight"), _row("b", 16, "exceeds")]).slug == "a"
+    assert default_accelerator([_row("a", 24, "exceeds"), _row("b", 80, "exceeds")]).slug == "b"
+    # equal memory: the cheaper one (known prices before unknown)
+    assert default_accelerator([_row("dear", 24, "fits", 2000), _row("cheap", 24, "fits", 900),
+                                _row("unpriced", 24, "fits")]).slug == "cheap"
+
+
+def test_model_page_sorts_by_get_parameters(client):
+    ascending = table_names(client.get("/en/model/llama-3-1-8b-instruct/?sort=memory&order=asc").content.decode())
+    descending = table_names(client.get("/en/model/llama-3-1-8b-instruct/?sort=memory&order=desc").content.decode())
+    assert ascending[-1] == "Mac Studio M3 Ultra 512GB" and descending[0] == "Mac Studio M3 Ultra 512GB"
+    by_name = table_names(client.get("/en/model/llama-3-1-8b-instruct/?sort=name").content.decode())
+    assert by_name == sorted(by_name, key=str.casefold)
+
+
+def test_model_page_sorts_by_decode_speed(client):
+    body = client.get("/en/model/llama-3-1-8b-instruct/?sort=decode&order=desc").content.decode()
+    table = body.split('id="table"', 1)[1]
+    speeds = [float(value.replace(",", "")) for value in re.findall(r'<td class="num">~([\d.,]+) tok/s</td>', table)]
+    assert len(speeds) == 49 and speeds == sorted(speeds, reverse=True)
+
+
+def test_model_page_filters_by_vendor_and_fit(client):
+    apple = table_names(client.get("/en/model/glm-4-5/?vendor=Apple").content.decode())
+    assert apple and all(name.startswith("Mac") for name in apple)
+    body = client.get("/en/model/glm-4-5/?fits=1").content.decode()
+    fitting = table_names(body)
+    assert 0 < len(fitting) < 49
+    assert "Instinct MI325X 256GB" in fitting and "RTX 4090" not in fitting
+    assert "verdict-exceeds" not in body.split('id="table"', 1)[1]
+
+
+@pytest.mark.parametrize("query", ["sort=DROP TABLE", "order=sideways", "vendor=<script>", "fits=maybe",
+                                   "sort=" + "x" * 5000])
+def test_model_page_ignores_unknown_table_parameters(client, query):
+    response = client.get(f"/en/model/glm-4-5/?{query}")
+    assert response.status_code == 200
+    assert len(table_names(response.content.decode())) == 49
+
+
+def test_model_page_htmx_gets_the_table_partial(client):
+    response = client.get("/en/model/glm-4-5/?sort=decode", headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert response.status_code == 200 and "<html" not in body and 'id="fit"' not in body
+    assert len(table_names('id="table"' + body)) == 49
+    assert "HX-Request" in response["Vary"]
+
+
+# ---- hardware page ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_hardware_page_renders_in_both_languages(client, lang):
+    response = client.get(f"/{lang}/hardware/rtx-4090/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert f'<html lang="{lang}">' in body
+    for section in ('id="specs"', 'id="prices"', 'id="models"', "gfxspeak.com", "RunPod"):
+        assert section in body
+    assert len(table_names(body)) == 82  # every seed model
+
+
+def test_hardware_page_german_formats_prices_and_dates(client):
+    german = client.get("/de/hardware/rtx-4090/").content.decode()
+    english = client.get("/en/hardware/rtx-4090/").content.decode()
+    # The seed's RTX 4090 launch MSRP, $1,599 as of 2026-11-29 (catalog/seed)
+    assert re.search(r"1\.599\s\$", german) and "29.11.2026" in german  # Babel puts a no-break space before $
+    assert "$1,599" in english and "Nov 29, 2026" in english
+
+
+def test_hardware_page_says_not_published_for_unknown_specs(client):
+    body = client.get("/en/hardware/ascend-910b-64gb/").content.decode()  # no published TDP in the seed
+    tdp = re.search(r"<dt>TDP</dt><dd>(.*?)</dd>", body).group(1)
+    assert tdp == "not published"
+
+
+@pytest.mark.parametrize("model_slug", ["llama-3-1-8b-instruct", "gemma-3-27b-it", "qwen3-30b-a3b-instruct-2507",
+                                        "llama-3-3-70b-instruct", "glm-4-5"])
+def test_best_fitting_format_is_the_first_ladder_format_that_fits(model_slug):
+    _, catalog = estimates.current_catalog()
+    model, hardware = catalog.model(model_slug), catalog.accelerator("rtx-4090")
+    brute_force = next((quant for quant in FORMAT_LADDER
+                        if plan_memory(model, hardware, replace(Scenario(), quant=quant)).fit.fits), None)
+    best = best_fitting_format(model, hardware)
+    assert (best[0] if best else None) == brute_force
+
+
+def test_hardware_page_lists_the_best_format_and_links_the_report_with_it(client):
+    body = client.get("/en/hardware/rtx-4090/").content.decode()
+    # Llama-3.1-8B Q8_0 ≈ 8.5 GB of weights: fits a 24 GB card at the top of the ladder.
+    assert 'href="/en/report/llama-3-1-8b-instruct/rtx-4090/?quant=Q8_0"' in body
+    # GLM-4.5 needs ~100 GiB even at Q2_K: no format fits, and its report link carries no format.
+    glm = re.search(r'<a href="/en/model/glm-4-5/">.*?</tr>', body, re.S).group(0)
+    assert "<td>none</td>" in glm and 'href="/en/report/glm-4-5/rtx-4090/"' in glm
+
+
+def test_hardware_page_sorts_and_filters(client):
+    fitting = table_names(client.get("/en/hardware/rtx-4090/?fits=1&sort=name").content.decode())
+    assert fitting == sorted(fitting, key=str.casefold)
+    assert "Llama 3.1 8B Instruct" in fitting and "GLM-4.5 (355B-A32B)" not in fitting
+    meta = table_names(client.get("/en/hardware/rtx-4090/?vendor=Meta").content.decode())
+    assert meta and all("Llama" in name for name in meta)
+
+
+# ---- home and search --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_home_page_has_the_picker_and_computed_entry_points(client, lang):
+    body = client.get(f"/{lang}/").content.decode()
+    assert 'id="pick-model"' in body and 'id="pick-hardware"' in body
+    assert f'action="/{lang}/search/"' in body and f'hx-get="/{lang}/search/"' in body
+    for key in ("24gb", "128gb-unified", "8xh100"):
+        assert f'id="entry-{key}"' in body
+    # The fastest 24 GB graphics card (RTX 4090 and 4090 D share 1,008 GB/s; the shorter name wins), listing the
+    # largest models that fit on it at Q4_K_M and 8K, each linking to its report.
+    card = body.split('id="entry-24gb"', 1)[1].split("</section>", 1)[0]
+    assert len(re.findall(rf'href="/{lang}/report/[a-z0-9-]+/rtx-4090/"', card)) >= 5
+    assert f'href="/{lang}/report/gemma-3-27b-it/rtx-4090/"' in card  # 27B at ~4.9 bits: ~16.5 GB
+    eight = body.split('id="entry-8xh100"', 1)[1].split("</section>", 1)[0]
+    assert re.search(rf'href="/{lang}/report/[a-z0-9-]+/h100-80gb-sxm/\?gpus=8"', eight)
+    assert f'href="/{lang}/model/glm-4-5/"' in body and f'href="/{lang}/hardware/rtx-4090/"' in body
+
+
+def test_search_without_javascript_lists_matches_and_reports(client):
+    response = client.get("/en/search/", {"model": "llama 3.1 8b", "hardware": "4090"})
+    body = response.content.decode()
+    assert response.status_code == 200 and "<html" in body
+    assert 'href="/en/report/llama-3-1-8b-instruct/rtx-4090/"' in body
+    assert 'href="/en/model/llama-3-1-8b-instruct/"' in body and 'href="/en/hardware/rtx-4090-d/"' in body
+    assert '<meta name="robots" content="noindex, follow">' in body
+
+
+def test_search_as_you_type_returns_a_small_partial(client):
+    response = client.get("/de/search/", {"model": "qwen3 coder"}, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert response.status_code == 200 and "<html" not in body and len(body) < 5000
+    assert 'href="/de/model/qwen3-coder-30b-a3b/"' in body
+    assert "HX-Request" in response["Vary"]
+
+
+def test_search_finds_typos(client):
+    body = client.get("/en/search/", {"hardware": "rtx4900"}).content.decode()
+    assert 'href="/en/hardware/rtx-4090/"' in body
+
+
+@pytest.mark.parametrize("query", ["", "<script>alert(1)</script>", "ü" * 500, "%00", "' OR 1=1 --"])
+def test_search_survives_hostile_input(client, query):
+    response = client.get("/en/search/", {"model": query, "hardware": query}, headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert "<script>alert" not in response.content.decode()
+
+
+# ---- 404 --------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, suggestion, lang_text", [
+    ("/en/model/glm-45/", 'href="/en/model/glm-4-5/"', "No model “glm-45” in the catalog"),
+    ("/de/model/glm-45/", 'href="/de/model/glm-4-5/"', "Kein Modell „glm-45“ im Katalog"),
+    ("/en/hardware/rtx4090/", 'href="/en/hardware/rtx-4090/"', "No accelerator “rtx4090” in the catalog"),
+    ("/de/report/glm-4-5/rtx4090/", 'href="/de/report/glm-4-5/rtx-4090/"', "Kein Beschleuniger „rtx4090“ im Katalog"),
+    ("/en/report/lama-3-1-8b/rtx-4090/", 'href="/en/report/llama-3-1-8b-instruct/rtx-4090/"', "No model"),
+    ("/de/whatever/llama-3-1-8b-instruct/", 'href="/de/model/llama-3-1-8b-instruct/"', "Seite nicht gefunden"),
+])
+def test_unknown_slugs_get_a_404_with_suggestions_in_the_visitors_language(client, url, suggestion, lang_text):
+    response = client.get(url)
+    assert response.status_code == 404
+    body = response.content.decode()
+    assert suggestion in body and lang_text in body
+    assert '<meta name="robots" content="noindex">' in body and 'rel="canonical"' not in body
+
+
+# ---- query counts -----------------------------------------------------------------------------------------------
+
+PAGES = ["/en/report/glm-4-5/instinct-mi325x-256gb/", "/en/model/glm-4-5/", "/en/hardware/rtx-4090/", "/en/"]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_pages_make_a_small_number_of_queries_even_with_a_cold_snapshot(client, django_assert_max_num_queries,
+                                                                         cold_snapshot, url):
+    with django_assert_max_num_queries(MAX_QUERIES):
+        assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("url", PAGES[:3])
+def test_query_count_does_not_grow_with_the_catalog(client, django_assert_num_queries, cold_snapshot, url):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as before:
+        client.get(url)
+    for number in range(3):
+        accelerator = make_accelerator(name=f"Extra GPU {number}", slug=f"extra-gpu-{number}")
+        make_model(name=f"Extra Llama {number}", slug=f"extra-llama-{number}")
+        accelerator.prices.create(usd=1000 + number, as_of="2026-01-01", source="tests")
+    estimates._snapshot_cache.clear()
+    with django_assert_num_queries(len(before.captured_queries)):
+        assert client.get(url).status_code == 200
