@@ -12,7 +12,7 @@ from functools import cached_property
 from django.http import QueryDict
 from django.urls import reverse
 
-from catalog.models import Accelerator, LLMModel, QuantFormat
+from catalog.models import QuantFormat
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import CONTEXT_PRESETS, COST_FIELDS, ConfiguratorForm, field_for_error
@@ -91,16 +91,31 @@ class FinetuneRow:
     gpus_needed: int | None
 
 
+@dataclass(frozen=True)
+class ReportRoute:
+    """Where a report lives: the catalog model's URL, or a submitted config's (by hash)."""
+
+    url_name: str = "reports:report"
+    model_kwarg: str = "model_slug"
+    model_key: str = ""
+
+    def path_on(self, hardware_slug: str) -> str:
+        """The report URL of this model on `hardware_slug` in the active language (one reverse, then substitution:
+        a page links to ~130 reports and reverse() costs ~0.2 ms)."""
+        pattern = reverse(self.url_name, kwargs={self.model_kwarg: self.model_key, "hardware_slug": "HARDWARE-SLUG"})
+        return pattern.replace("HARDWARE-SLUG", hardware_slug, 1)
+
+
 @dataclass
 class ReportPage:
-    model_row: LLMModel
-    hardware_row: Accelerator
     model: ModelSpec
     hardware: HardwareSpec
     form: ConfiguratorForm
     catalog: CatalogSnapshot
+    route: ReportRoute
     estimate: Estimate | None = None
     errors: list[str] = field(default_factory=list)
+    custom_hardware: bool = False  # the visitor described the hardware ("my hardware") instead of a catalog entry
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
     @cached_property
@@ -308,8 +323,7 @@ class ReportPage:
         for name in COST_FIELDS:
             if self.form.data.get(name) not in (None, ""):
                 query[name] = self.form.data[name]
-        path = reverse("reports:report", kwargs={"model_slug": self.model.slug, "hardware_slug": hardware.slug})
-        return f"{path}?{query.urlencode()}"
+        return f"{self.path_on(hardware.slug)}?{query.urlencode()}"
 
     @cached_property
     def recommendations(self) -> Recommendations:
@@ -319,22 +333,27 @@ class ReportPage:
     # ---- section 16
     @cached_property
     def other_hardware_links(self) -> list[tuple[str, str]]:
-        return [(h.name, report_path(self.model.slug, h.slug))
+        pattern = self.route.path_on("HARDWARE-SLUG")
+        return [(h.name, pattern.replace("HARDWARE-SLUG", h.slug, 1))
                 for h in self.catalog.hardware.values() if h.slug != self.hardware.slug]
 
     @cached_property
     def other_model_links(self) -> list[tuple[str, str]]:
+        if self.custom_hardware:
+            return []  # the catalog's reports are for catalog accelerators
         return [(row.name, report_path(row.slug, self.hardware.slug))
                 for row in self.catalog.model_rows if row.slug != self.model.slug]
 
+    def path_on(self, hardware_slug: str) -> str:
+        return self.route.path_on(hardware_slug)
 
-def build_report(model_row: LLMModel, hardware_row: Accelerator, query: QueryDict,
-                 catalog: CatalogSnapshot) -> ReportPage:
-    model = catalog.model(model_row.slug)
-    hardware = catalog.accelerator(hardware_row.slug)
+
+def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,
+                 route: ReportRoute, custom_hardware: bool = False) -> ReportPage:
+    """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
     form = ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context,
                             default_budget=hardware.price_usd)
-    page = ReportPage(model_row, hardware_row, model, hardware, form, catalog)
+    page = ReportPage(model, hardware, form, catalog, route, custom_hardware=custom_hardware)
     if not form.is_valid():
         return page
     try:

@@ -39,3 +39,9 @@ def layer_kind_label(kind: str) -> str:
 def attention_label(kind: str) -> str:
     """The engine's attention kind (mla, hybrid, sliding, gqa, mha, mqa) as the catalog names it."""
     return str(dict(AttentionKind.choices).get(kind, "")) if kind else str(_("not published"))
+
+
+@register.filter
+def report_url(page, hardware_slug: str) -> str:
+    """The same report (catalog model or submitted config) on another accelerator."""
+    return page.path_on(hardware_slug)
