@@ -16,6 +16,7 @@ SAMPLE_PAIRS = [
     ("qwen3-next-80b-a3b-instruct", "h100-80gb-sxm"),
     ("gpt-oss-120b", "mac-studio-m3-ultra-512gb"),
     ("kimi-k3-2-8t-a104b", "b300-288gb"),
+    ("cohere-command-a-111b", "a100-80gb-sxm"),  # no config.json and no family member: KV unknown
 ]
 
 

@@ -19,23 +19,23 @@ def _or_not_published(text: str | None) -> str:
 
 @register.filter
 def num(value, digits: int = 0) -> str:
-    return _or_not_published(formatting.number(value, get_language(), int(digits)))
+    return _or_not_published(None if value == "" else formatting.number(value, get_language(), int(digits)))
 
 
 @register.filter
 def sig(value) -> str:
-    return _or_not_published(formatting.significant(value, get_language()))
+    return _or_not_published(None if value == "" else formatting.significant(value, get_language()))
 
 
 @register.filter
 def usd(value, digits: int = 2) -> str:
-    return _or_not_published(formatting.usd(value, get_language(), int(digits)))
+    return _or_not_published(None if value == "" else formatting.usd(value, get_language(), int(digits)))
 
 
 @register.filter
 def pct(value, digits: int = 0) -> str:
     """A fraction as a percentage: {{ 0.8|pct }} → 80 %, {{ 0.00045|pct:2 }} → 0.04 % (0,04 % in German)."""
-    return _or_not_published(formatting.percent(value, get_language(), int(digits)))
+    return _or_not_published(None if value == "" else formatting.percent(value, get_language(), int(digits)))
 
 
 @register.filter
@@ -49,7 +49,7 @@ def day(value) -> str:
 @register.filter
 def billions(value) -> str:
     """Parameters in billions: 8.03e9 → "8.03 B"."""
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return f"{formatting.significant(value / 1e9, get_language())} B"
 
@@ -60,7 +60,7 @@ GIB = 2**30
 @register.filter
 def gib(value, digits: int = 2) -> str:
     """Bytes as GiB (2^30) with `digits` decimals: 4.58 GiB."""
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return f"{formatting.number(value / GIB, get_language(), int(digits))} GiB"
 
@@ -68,7 +68,7 @@ def gib(value, digits: int = 2) -> str:
 @register.filter
 def gb(value, digits: int = 2) -> str:
     """Bytes as decimal GB (10^9): 4.91 GB."""
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return f"{formatting.number(value / 1e9, get_language(), int(digits))} GB"
 
@@ -76,14 +76,14 @@ def gb(value, digits: int = 2) -> str:
 @register.filter
 def toks(value) -> str:
     """Tokens per second: ~115 tok/s, ~2.7 tok/s."""
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return f"~{formatting.significant(value, get_language())} tok/s"
 
 
 @register.filter
 def ms(value) -> str:
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return f"~{formatting.number(value, get_language(), 0)} ms"
 
@@ -105,7 +105,7 @@ def ctx(value) -> str:
 @register.filter
 def percent_of(value, total) -> str:
     """value / total as a percentage with no decimals (utilization)."""
-    if value is None or not total:
+    if value is None or value == "" or not total:
         return gettext("not published")
     return formatting.percent(value / total, get_language())
 
@@ -113,6 +113,6 @@ def percent_of(value, total) -> str:
 @register.filter
 def pct_value(value) -> str:
     """A number that already is a percentage (80.2 → 80 %)."""
-    if value is None:
+    if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     return formatting.percent(value / 100, get_language())
