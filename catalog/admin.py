@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -14,8 +15,9 @@ from django.utils.translation import gettext_lazy as _
 from catalog.architecture import ARCHITECTURE_FIELDS
 from catalog.forms import ConfigImportForm
 from catalog.models import (
-    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat,
+    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SubmittedConfig,
 )
+from catalog.submissions import promote_submitted_config
 
 
 class PublishedFileSizeInline(admin.TabularInline):
@@ -190,3 +192,36 @@ class PublishedFileSizeAdmin(admin.ModelAdmin):
 
 admin.site.site_header = _("LLM Sizer catalog")
 admin.site.site_title = _("LLM Sizer admin")
+
+
+@admin.register(SubmittedConfig)
+class SubmittedConfigAdmin(admin.ModelAdmin):
+    """Configs visitors pasted. Promote one to the catalog in one step (it stays linked to the model it became)."""
+
+    list_display = ("name", "short_hash", "architecture_display", "created_at", "promoted_to")
+    list_filter = ("created_at",)
+    search_fields = ("name", "sha256")
+    readonly_fields = ("sha256", "name", "config", "created_at", "promoted_to")
+    actions = ["promote"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # configs arrive through the public /config/ page
+
+    @admin.display(description=_("architecture"))
+    def architecture_display(self, obj: SubmittedConfig) -> str:
+        return str(obj.config.get("model_type", "")) if isinstance(obj.config, dict) else ""
+
+    @admin.action(description=_("Promote to catalog models"), permissions=["change"])
+    def promote(self, request: HttpRequest, queryset) -> None:
+        for submitted in queryset:
+            try:
+                with transaction.atomic():
+                    model = promote_submitted_config(submitted)
+            except ValidationError as error:
+                messages.error(request, _("%(name)s was not promoted: %(errors)s") % {
+                    "name": submitted.name, "errors": "; ".join(error.messages)})
+                continue
+            self.log_addition(request, model, [{"added": {}}])
+            messages.success(request, format_html(
+                '{} <a href="{}">{}</a>', _("Promoted to the catalog:"),
+                reverse("admin:catalog_llmmodel_change", args=[model.pk]), model.name))

@@ -6,8 +6,9 @@ import hashlib
 import json
 
 from django.db import IntegrityError, transaction
+from django.utils.text import slugify
 
-from catalog.models import SubmittedConfig
+from catalog.models import LLMModel, SubmittedConfig
 from reports.sizing.config_parser import parse_config
 from reports.sizing.specs import ModelSpec
 
@@ -55,3 +56,18 @@ def find_submitted(short_hash: str) -> SubmittedConfig | None:
 
 def submitted_spec(row: SubmittedConfig) -> ModelSpec:
     return parse_config(row.config, slug=f"config-{row.short_hash}", name=row.name)
+
+
+def promote_submitted_config(submitted: SubmittedConfig) -> LLMModel:
+    """A catalog model from a submitted config (ValidationError when its slug is taken or the config is invalid)."""
+    base = slugify(submitted.name) or f"config-{submitted.short_hash}"
+    slug = base if not LLMModel.objects.filter(slug=base).exists() else f"{base}-{submitted.short_hash[:8]}"
+    model = LLMModel(
+        name=submitted.name, slug=slug, confidence=LLMModel.Confidence.CONFIG, config=submitted.config,
+        source=f"config.json submitted on the site (sha256 {submitted.sha256}), promoted in the admin",
+    )
+    model.full_clean()
+    model.save()
+    submitted.promoted_to = model
+    submitted.save(update_fields=["promoted_to"])
+    return model

@@ -5,10 +5,15 @@ from __future__ import annotations
 import re
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.utils.translation import gettext_lazy as _
 
-from reports.sizing.specs import Scenario
+from catalog.forms import MAX_CONFIG_BYTES, load_config_json
+from reports.hardware_params import hardware_from_params
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import HARDWARE_NUMBER_LIMITS
+from reports.sizing.specs import HardwareSpec, Scenario
 from reports.widgets import FastSelect
 
 ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
@@ -123,3 +128,80 @@ def field_for_error(message: str) -> str | None:
     """The form field an engine error names ("--gpus 3: …" → "gpus"), so the message shows beside it."""
     match = re.match(r"\s*(--[a-z-]+)", message)
     return OPTION_FIELDS.get(match.group(1)) if match else None
+
+
+CUSTOM_HARDWARE_SLUG = "custom"
+HARDWARE_KINDS = [("discrete", _("discrete GPU")), ("accelerator", _("datacenter accelerator")),
+                  ("unified", _("unified memory"))]
+HARDWARE_BACKENDS = [("cuda", "CUDA"), ("rocm", "ROCm/HIP"), ("metal", "Metal"), ("vulkan", "Vulkan"),
+                     ("sycl", "SYCL"), ("cann", "CANN"), ("other", _("other"))]
+
+
+class CustomHardwareForm(forms.Form):
+    """"My hardware": an accelerator described by the visitor instead of a catalog entry. The engine's own
+    validation (the --hardware file's limits) runs in clean(), so the web and the command accept the same values."""
+
+    name = forms.CharField(label=_("Name"), max_length=120, required=False)
+    # The engine's limits (estimate.HARDWARE_NUMBER_LIMITS), checked here first so the message is translated.
+    memory_gb = forms.FloatField(label=_("Memory (GB)"), min_value=0.1,
+                                 max_value=HARDWARE_NUMBER_LIMITS["memory_gb"][1])
+    bandwidth_gbs = forms.FloatField(label=_("Memory bandwidth (GB/s)"), min_value=0.1,
+                                     max_value=HARDWARE_NUMBER_LIMITS["bandwidth_gbs"][1])
+    fp16_tflops = forms.FloatField(label=_("Dense FP16 TFLOPS (optional)"), min_value=0.01, required=False,
+                                   max_value=HARDWARE_NUMBER_LIMITS["fp16_tflops"][1])
+    tdp_w = forms.FloatField(label=_("Power (W, optional)"), min_value=1, required=False,
+                             max_value=HARDWARE_NUMBER_LIMITS["tdp_w"][1])
+    kind = forms.ChoiceField(label=_("Kind"), choices=HARDWARE_KINDS, widget=FastSelect, initial="discrete")
+    backend = forms.ChoiceField(label=_("Backend"), choices=HARDWARE_BACKENDS, widget=FastSelect, initial="cuda")
+
+    FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "tdp_w", "kind", "backend")
+
+    @classmethod
+    def initial_for(cls, hardware: HardwareSpec) -> dict[str, str]:
+        """Query values describing a catalog accelerator: the starting point of "my hardware"."""
+        values = {"name": hardware.name, "memory_gb": hardware.memory_gb, "bandwidth_gbs": hardware.bandwidth_gbs,
+                  "fp16_tflops": hardware.fp16_tflops, "tdp_w": hardware.tdp_w, "kind": hardware.kind,
+                  "backend": hardware.backend}
+        return {key: f"{value:g}" if isinstance(value, float) else str(value)
+                for key, value in values.items() if value is not None}
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if self.errors:
+            return data
+        params = {key: "" if value is None else str(value) for key, value in data.items()}
+        try:
+            self.hardware = hardware_from_params(params, option="hardware")
+        except SizingError as error:
+            field = next((name for name in self.FIELDS if f"'{name}'" in str(error)), None)
+            self.add_error(field, str(error))
+        return data
+
+
+class ConfigSubmitForm(forms.Form):
+    """Paste or upload a Hugging Face config.json (parsed safely, never executed or fetched)."""
+
+    config_text = forms.CharField(label=_("config.json (paste)"), required=False,
+                                  widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}))
+    config_file = forms.FileField(label=_("…or upload config.json"), required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        upload = data.get("config_file")
+        text = data.get("config_text") or ""
+        field = "config_file" if upload else "config_text"
+        if upload:
+            if upload.size > MAX_CONFIG_BYTES:
+                raise ValidationError({field: _("config.json is larger than %(kb)d KB.") % {
+                    "kb": MAX_CONFIG_BYTES // 1024}})
+            try:
+                text = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValidationError({field: _("The file is not UTF-8 text.")}) from None
+        if not text.strip():
+            raise ValidationError({"config_text": _("Paste a config.json or upload the file.")})
+        try:
+            data["config"] = load_config_json(text)
+        except ValidationError as error:
+            raise ValidationError({field: error.messages}) from None
+        return data

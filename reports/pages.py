@@ -193,6 +193,13 @@ def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:
     return max(rows, key=lambda row: (row.hardware.memory_gb, row.hardware.bandwidth_gbs)).hardware
 
 
+def default_hardware_for(model: ModelSpec, catalog: CatalogSnapshot) -> HardwareSpec:
+    """default_accelerator's choice for any model spec (a submitted config.json has no model page)."""
+    params = count_parameters(model)
+    return default_accelerator([accelerator_row(model, hardware, params, report_url="", hardware_url="")
+                                for hardware in catalog.hardware.values()])
+
+
 @dataclass
 class ModelPage:
     model_row: LLMModel

@@ -15,7 +15,9 @@ from django.urls import reverse
 from catalog.models import QuantFormat
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
-from reports.forms import CONTEXT_PRESETS, COST_FIELDS, ConfiguratorForm, field_for_error
+from reports.forms import (
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, field_for_error,
+)
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
@@ -115,7 +117,21 @@ class ReportPage:
     route: ReportRoute
     estimate: Estimate | None = None
     errors: list[str] = field(default_factory=list)
-    custom_hardware: bool = False  # the visitor described the hardware ("my hardware") instead of a catalog entry
+    hardware_form: CustomHardwareForm | None = None  # "my hardware": the visitor's own accelerator, not a catalog one
+
+    @property
+    def custom_hardware(self) -> bool:
+        return self.hardware_form is not None
+
+    @cached_property
+    def my_hardware_url(self) -> str:
+        """This report on "custom" hardware, starting from the current accelerator's specs and configuration."""
+        query = QueryDict(mutable=True)
+        query.update(CustomHardwareForm.initial_for(self.hardware))
+        for name in self.form.fields:
+            if self.form.data.get(name) not in (None, ""):
+                query[name] = str(self.form.data[name])
+        return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query.urlencode()}"
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
     @cached_property
@@ -323,6 +339,8 @@ class ReportPage:
         for name in COST_FIELDS:
             if self.form.data.get(name) not in (None, ""):
                 query[name] = self.form.data[name]
+        if self.hardware_form is not None and hardware.slug == self.hardware.slug:
+            query.update({key: value for key, value in CustomHardwareForm.initial_for(hardware).items()})
         return f"{self.path_on(hardware.slug)}?{query.urlencode()}"
 
     @cached_property
@@ -349,11 +367,11 @@ class ReportPage:
 
 
 def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,
-                 route: ReportRoute, custom_hardware: bool = False) -> ReportPage:
+                 route: ReportRoute, hardware_form: CustomHardwareForm | None = None) -> ReportPage:
     """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
     form = ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context,
                             default_budget=hardware.price_usd)
-    page = ReportPage(model, hardware, form, catalog, route, custom_hardware=custom_hardware)
+    page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
     if not form.is_valid():
         return page
     try:

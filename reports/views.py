@@ -8,18 +8,21 @@ from functools import wraps
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import cache_page
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from catalog.models import Accelerator, LLMModel
 from reports import pages
 from reports.estimates import CatalogSnapshot, catalog_version, current_catalog
+from catalog.submissions import find_submitted, submit_config, submitted_spec
+from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
+from reports.forms import CUSTOM_HARDWARE_SLUG, ConfigSubmitForm, CustomHardwareForm
 from reports.report import ReportPage, ReportRoute, build_report
-from reports.sizing.specs import HardwareSpec
+from reports.sizing.specs import HardwareSpec, ModelSpec
 from reports.templatetags.seo import absolute_url
 
 
@@ -95,19 +98,96 @@ def hardware(request: HttpRequest, hardware_slug: str) -> HttpResponse:
     return render(request, template, {"page": page, "breadcrumbs": crumbs})
 
 
+def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[str, str]]) -> HttpResponse:
+    template = "reports/report.html#results" if request.htmx else "reports/report.html"
+    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=200 if page.estimate else 400)
+
+
+def _hardware_or_form(request: HttpRequest, hardware_slug: str, catalog: CatalogSnapshot
+                      ) -> tuple[HardwareSpec | None, CustomHardwareForm | None]:
+    """A catalog accelerator, or the visitor's own hardware from the query ("custom" in the URL)."""
+    if hardware_slug != CUSTOM_HARDWARE_SLUG:
+        return catalog.hardware.get(hardware_slug), None
+    form = CustomHardwareForm(request.GET)
+    return (form.hardware if form.is_valid() else None), form
+
+
+def _invalid_hardware(request: HttpRequest, form: CustomHardwareForm, model: ModelSpec) -> HttpResponse:
+    template = "reports/custom_hardware.html#form" if request.htmx else "reports/custom_hardware.html"
+    return render(request, template, {"form": form, "model": model}, status=400)
+
+
 @require_safe
 @vary_on_headers("HX-Request")
 def report(request: HttpRequest, model_slug: str, hardware_slug: str) -> HttpResponse:
-    """One model on one accelerator. The configurator state is the query string; htmx gets the results partial."""
+    """One model on one accelerator (or on "custom" hardware described in the query). The configurator state is
+    the query string; htmx gets the results partial."""
     _, catalog = current_catalog()
-    if model_slug not in catalog.model_slugs or hardware_slug not in catalog.hardware:
+    hardware, hardware_form = _hardware_or_form(request, hardware_slug, catalog)
+    if model_slug not in catalog.model_slugs or (hardware is None and hardware_form is None):
         return not_found(request, pages.report_not_found(catalog, model_slug, hardware_slug))
-    page = build_report(catalog.model(model_slug), catalog.accelerator(hardware_slug), request.GET, catalog,
-                        route=ReportRoute(model_key=model_slug))
-    template = "reports/report.html#results" if request.htmx else "reports/report.html"
+    model = catalog.model(model_slug)
+    if hardware is None:
+        return _invalid_hardware(request, hardware_form, model)
+    page = build_report(model, hardware, request.GET, catalog, route=ReportRoute(model_key=model_slug),
+                        hardware_form=hardware_form)
     crumbs = [_home_crumb(), (page.model.name, reverse("reports:model", kwargs={"model_slug": model_slug})),
               (page.hardware.name, request.path)]
-    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=200 if page.estimate else 400)
+    return _render_report(request, page, crumbs)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def config_new(request: HttpRequest) -> HttpResponse:
+    """Paste or upload a config.json; a valid one is stored by its hash and opens its report (a shareable URL)."""
+    form = ConfigSubmitForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        submitted = submit_config(form.cleaned_data["config"])
+        _, catalog = current_catalog()
+        hardware = pages.default_hardware_for(submitted_spec(submitted), catalog)
+        return redirect("reports:config_report", config_hash=submitted.short_hash, hardware_slug=hardware.slug)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "reports/config_new.html", {"form": form}, status=status)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def config_report(request: HttpRequest, config_hash: str, hardware_slug: str) -> HttpResponse:
+    """The full report of a submitted config.json on a catalog accelerator (or custom hardware)."""
+    _, catalog = current_catalog()
+    submitted = find_submitted(config_hash)
+    hardware, hardware_form = _hardware_or_form(request, hardware_slug, catalog)
+    if submitted is None or (hardware is None and hardware_form is None):
+        return not_found(request, pages.page_not_found(catalog, request.path))
+    model = submitted_spec(submitted)
+    if hardware is None:
+        return _invalid_hardware(request, hardware_form, model)
+    route = ReportRoute(url_name="reports:config_report", model_kwarg="config_hash", model_key=submitted.short_hash)
+    page = build_report(model, hardware, request.GET, catalog, route=route, hardware_form=hardware_form)
+    crumbs = [_home_crumb(), (gettext("Your config.json"), reverse("reports:config_new")),
+              (page.hardware.name, request.path)]
+    return _render_report(request, page, crumbs)
+
+
+@require_safe
+@vary_on_headers("HX-Request")
+def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
+    """Up to four accelerators (or GPU counts) for one model side by side; the URL holds the selection."""
+    _, catalog = current_catalog()
+    model_row = _catalog_model_row(catalog, model_slug)
+    if model_row is None:
+        return not_found(request, pages.model_not_found(catalog, model_slug))
+    model = catalog.model(model_slug)
+    choices, rejected = parse_choices(selection_from_query(request.GET), catalog)
+    form = compare_form(model, request.GET)
+    columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
+    context = {"model": model, "model_row": model_row, "form": form, "choices": choices, "rejected": rejected,
+               "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),
+               "slots": [(slot, choices[slot] if slot < len(choices) else None) for slot in range(MAX_COMPARED)],
+               "counts": (1, 2, 4, 8),
+               "breadcrumbs": [_home_crumb(), (model.name, reverse("reports:model", kwargs={"model_slug": model_slug})),
+                               (gettext("Compare"), request.path)]}
+    template = "reports/compare.html#table" if request.htmx else "reports/compare.html"
+    return render(request, template, context, status=400 if rejected or not form.is_valid() else 200)
 
 
 def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

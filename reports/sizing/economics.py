@@ -185,3 +185,15 @@ def _require_non_negative(value: float, option: str) -> None:
 def _require_hours_per_day(hours_per_day: float) -> None:
     if not 0 < hours_per_day <= 24:
         raise SizingError(f"hours_per_day must be in (0, 24], got {hours_per_day}")
+
+
+def price_per_usable_gb(*, price_usd: float | None, gpus: int, usable_bytes_per_gpu: float) -> float | None:
+    """Purchase price of `gpus` accelerators per decimal GB of the memory a model can use on them (None: no price)."""
+    if price_usd is None or usable_bytes_per_gpu <= 0:
+        return None
+    return price_usd * gpus / (usable_bytes_per_gpu * gpus / 1e9)
+
+
+def fleet_power_w(*, tdp_w: float | None, gpus: int) -> float | None:
+    """Board power of `gpus` accelerators at their rated TDP (None when the TDP is not published)."""
+    return None if tdp_w is None else tdp_w * gpus

@@ -687,7 +687,7 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
     naming the field on anything missing, mistyped or out of range."""
     if not isinstance(data, Mapping):
         raise SizingError(f"{option}: expected a JSON object, got {type(data).__name__}")
-    known = set(_HARDWARE_NUMBERS) | {"name", "vendor", "kind", "backend", "interconnect", "slug"}
+    known = set(HARDWARE_NUMBER_LIMITS) | {"name", "vendor", "kind", "backend", "interconnect", "slug"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise SizingError(f"{option}: unknown field {unknown[0]!r}")
@@ -700,7 +700,7 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
         if not isinstance(value, str) or len(value) > 120 or (key == "name" and not value.strip()):
             raise SizingError(f"{option}: {key!r} must be a text of 1 to 120 characters")
         values[key] = value.strip()
-    for key, (low, high) in _HARDWARE_NUMBERS.items():
+    for key, (low, high) in HARDWARE_NUMBER_LIMITS.items():
         value = data.get(key)
         if value is None:
             continue
@@ -723,7 +723,7 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
 
 # Numeric --hardware fields: (exclusive lower bound, inclusive upper bound). Upper bounds are far above any
 # product (a 2 TB accelerator, 100 TB/s, 100 PFLOPS, 100 kW) but keep the arithmetic finite.
-_HARDWARE_NUMBERS: dict[str, tuple[float, float]] = {
+HARDWARE_NUMBER_LIMITS: dict[str, tuple[float, float]] = {
     "memory_gb": (0.0, 2048.0),
     "bandwidth_gbs": (0.0, 100_000.0),
     "fp16_tflops": (0.0, 100_000.0),

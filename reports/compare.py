@@ -1,0 +1,103 @@
+"""Compare up to four accelerators (or GPU counts) for one model, side by side, from the engine's estimates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from django.http import QueryDict
+
+from reports.estimates import CatalogSnapshot
+from reports.forms import ConfiguratorForm
+from reports.report import quant_choices
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import Estimate
+from reports.sizing.economics import cost_per_million_tokens, fleet_power_w, price_per_usable_gb
+from reports.sizing.fit import usable_bytes
+from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
+
+MAX_COMPARED = 4
+MAX_COUNT = 16
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One compared column as the URL gives it: `slug` or `slug:count` (?hw=h100-80gb-sxm:2)."""
+
+    slug: str
+    count: int
+
+    @property
+    def token(self) -> str:
+        return self.slug if self.count == 1 else f"{self.slug}:{self.count}"
+
+
+@dataclass(frozen=True)
+class Column:
+    choice: Choice
+    hardware: HardwareSpec
+    estimate: Estimate | None
+    error: str  # why this column could not be sized (e.g. heads not divisible by the GPU count)
+    offer: CloudOfferSpec | None  # the cheapest catalog offer of exactly this accelerator × count
+    cost_per_mtok_usd: float | None  # on that offer, one stream
+    price_per_usable_gb: float | None  # purchase price of the GPUs ÷ their usable memory (decimal GB)
+    power_w: float | None
+
+
+def selection_from_query(query: QueryDict) -> list[str]:
+    """The compared accelerators as `slug[:count]` texts: the form's slots (hw0 + n0 … hw3 + n3), then any
+    `hw=slug:count` values of a shared link."""
+    values = []
+    for slot in range(MAX_COMPARED):
+        slug = query.get(f"hw{slot}", "").strip()
+        if slug:
+            count = query.get(f"n{slot}", "").strip()
+            values.append(f"{slug}:{count}" if count else slug)
+    return values + query.getlist("hw")
+
+
+def parse_choices(values: list[str], catalog: CatalogSnapshot) -> tuple[list[Choice], list[str]]:
+    """Valid choices (at most four, in order, duplicates dropped) and the rejected values."""
+    choices, problems = [], []
+    for raw in values[:4 * MAX_COMPARED]:
+        slug, _, count_text = raw.strip().partition(":")
+        if slug not in catalog.hardware:
+            problems.append(raw)
+            continue
+        try:
+            count = int(count_text) if count_text else 1
+        except ValueError:
+            problems.append(raw)
+            continue
+        if not 1 <= count <= MAX_COUNT:
+            problems.append(raw)
+            continue
+        choice = Choice(slug, count)
+        if choice not in choices:
+            choices.append(choice)
+    return choices[:MAX_COMPARED], problems
+
+
+def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorForm,
+                    catalog: CatalogSnapshot) -> list[Column]:
+    scenario = form.scenario()
+    columns = []
+    for choice in choices:
+        hardware = catalog.accelerator(choice.slug)
+        try:
+            estimate = catalog.estimate(model, hardware, replace(scenario, gpus=choice.count))
+            error = ""
+        except SizingError as exc:
+            estimate, error = None, str(exc)
+        offer = min((o for o in catalog.offers if o.accelerator_slug == choice.slug and o.gpu_count == choice.count),
+                    key=lambda o: o.hourly_usd, default=None)
+        cost = (cost_per_million_tokens(estimate.decode.tokens_per_s, offer.hourly_usd)
+                if offer is not None and estimate is not None and estimate.fit.fits else None)
+        price = price_per_usable_gb(price_usd=hardware.price_usd, gpus=choice.count,
+                                    usable_bytes_per_gpu=usable_bytes(hardware))
+        columns.append(Column(choice, hardware, estimate, error, offer, cost, price,
+                              fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count)))
+    return columns
+
+
+def compare_form(model: ModelSpec, query: QueryDict) -> ConfiguratorForm:
+    return ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context, default_budget=None)

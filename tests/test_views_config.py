@@ -1,0 +1,143 @@
+"""Size anything: a pasted config.json, your own hardware, a comparison of accelerators; admin promotion."""
+
+import json
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from catalog.models import LLMModel, SubmittedConfig
+from catalog.submissions import config_hash
+from tests.factories import LLAMA_3_1_8B_CONFIG
+
+pytestmark = pytest.mark.django_db
+
+
+def field_error(body: str, field: str) -> str:
+    match = re.search(rf'<div id="id_{field}_error" class="field-error" role="alert">(.*?)</div>', body, re.S)
+    return match.group(1).strip() if match else ""
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_config_page_renders(client, lang):
+    response = client.get(f"/{lang}/config/")
+    assert response.status_code == 200
+    assert 'name="config_text"' in response.content.decode()
+
+
+def test_a_pasted_config_opens_its_report_under_a_stable_url(client):
+    response = client.post("/en/config/", {"config_text": json.dumps(LLAMA_3_1_8B_CONFIG)})
+    assert response.status_code == 302
+    digest = config_hash(LLAMA_3_1_8B_CONFIG)
+    assert response["Location"].startswith(f"/en/config/{digest[:16]}/")
+    report = client.get(response["Location"])
+    assert report.status_code == 200
+    body = report.content.decode()
+    # the same engine: Llama-3.1-8B KV at 8K = 131,072 B/token × 8,192 = 1.00 GiB, as the catalog model's report
+    assert "1.00 GiB" in body and 'id="matrix"' in body
+    # the same content with other key order and spacing is the same config
+    reordered = json.dumps(dict(reversed(list(LLAMA_3_1_8B_CONFIG.items()))), indent=4)
+    again = client.post("/en/config/", {"config_text": reordered})
+    assert again["Location"] == response["Location"]
+    assert SubmittedConfig.objects.count() == 1
+
+
+def test_an_uploaded_config_works_too(client):
+    upload = SimpleUploadedFile("config.json", json.dumps(LLAMA_3_1_8B_CONFIG).encode(), "application/json")
+    response = client.post("/de/config/", {"config_file": upload})
+    assert response.status_code == 302 and response["Location"].startswith("/de/config/")
+
+
+@pytest.mark.parametrize("text, field, message", [
+    ("{not json", "config_text", "not valid JSON"),
+    ("[1, 2]", "config_text", "JSON object"),
+    (json.dumps({"model_type": "llama", "hidden_size": 4096}), "config_text", "num_hidden_layers"),
+    (json.dumps({**LLAMA_3_1_8B_CONFIG, "model_type": "no_such_arch", "architectures": ["NoSuchForCausalLM"]}),
+     "config_text", "no_such_arch"),
+    (json.dumps({**LLAMA_3_1_8B_CONFIG, "num_hidden_layers": -3}), "config_text", "num_hidden_layers"),
+    ("", "config_text", "Paste a config.json"),
+    ("{" + " " * (300 * 1024) + "}", "config_text", "larger than"),
+])
+def test_bad_configs_get_a_precise_message_and_nothing_is_stored(client, text, field, message):
+    response = client.post("/en/config/", {"config_text": text})
+    assert response.status_code == 400
+    assert message in field_error(response.content.decode(), field)
+    assert SubmittedConfig.objects.count() == 0
+
+
+def test_unknown_config_hash_is_404(client):
+    assert client.get("/en/config/0123456789abcdef/rtx-4090/").status_code == 404
+
+
+CUSTOM = "memory_gb=24&bandwidth_gbs=1008&fp16_tflops=165.2&tdp_w=450&kind=discrete&backend=cuda&name=My+card"
+
+
+def test_your_own_hardware_replaces_a_catalog_entry(client):
+    response = client.get(f"/en/report/llama-3-1-8b-instruct/custom/?{CUSTOM}&context=32768")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "My card" in body and 'name="memory_gb"' in body
+    # same figures as the catalog's RTX 4090 (24 GB, 1,008 GB/s, 165.2 TFLOPS, 450 W)
+    catalog = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/?context=32768").content.decode()
+    required = re.search(r'<dt>Required memory</dt><dd class="big">(.*?)</dd>', catalog).group(1)
+    assert f'<dt>Required memory</dt><dd class="big">{required}</dd>' in body
+
+
+@pytest.mark.parametrize("query, field", [
+    ("memory_gb=-3&bandwidth_gbs=1008", "memory_gb"),
+    ("memory_gb=99999&bandwidth_gbs=1008", "memory_gb"),
+    ("memory_gb=24", "bandwidth_gbs"),
+    ("memory_gb=24&bandwidth_gbs=abc", "bandwidth_gbs"),
+    ("memory_gb=24&bandwidth_gbs=900&kind=quantum", "kind"),
+])
+def test_invalid_hardware_gets_messages_beside_the_fields(client, query, field):
+    response = client.get(f"/de/report/llama-3-1-8b-instruct/custom/?{query}")
+    assert response.status_code == 400
+    assert field_error(response.content.decode(), field)
+
+
+def test_a_catalog_report_links_to_describing_your_own_hardware(client):
+    body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert "/en/report/llama-3-1-8b-instruct/custom/?" in body and "memory_gb=24" in body
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_compare_three_accelerators(client, lang):
+    response = client.get(f"/{lang}/compare/glm-4-5/?hw0=h100-80gb-sxm&n0=4&hw1=instinct-mi325x-256gb"
+                          "&hw2=b200-180gb&n2=2")
+    assert response.status_code == 200
+    body = response.content.decode()
+    table = body[body.index('id="compare-table"'):]
+    assert table.count('<th scope="col"><a href=') == 3
+    assert "4 × H100 80GB SXM" in table and "2 × B200 180GB" in table
+
+
+def test_compare_accepts_shared_links_and_caps_at_four(client):
+    query = "&".join(f"hw={slug}" for slug in ("rtx-4090", "rtx-3090", "rtx-5090", "a100-80gb-sxm", "h100-80gb-sxm"))
+    body = client.get(f"/en/compare/llama-3-1-8b-instruct/?{query}").content.decode()
+    table = body[body.index('id="compare-table"'):]
+    assert table.count('<th scope="col"><a href=') == 4
+
+
+def test_compare_reports_unknown_accelerators(client):
+    response = client.get("/en/compare/glm-4-5/?hw=nope&hw=h100-80gb-sxm:99")
+    assert response.status_code == 400
+    assert "nope" in response.content.decode()
+
+
+def test_compare_htmx_gets_the_table_only(client):
+    response = client.get("/en/compare/glm-4-5/?hw0=h100-80gb-sxm", headers={"HX-Request": "true"})
+    assert response.status_code == 200 and "<html" not in response.content.decode()
+
+
+def test_admin_promotes_a_submitted_config_in_one_step(admin_client, client):
+    client.post("/en/config/", {"config_text": json.dumps({**LLAMA_3_1_8B_CONFIG, "_name_or_path": "acme/Tiny-8B"})})
+    submitted = SubmittedConfig.objects.get()
+    response = admin_client.post("/admin/catalog/submittedconfig/", {
+        "action": "promote", "_selected_action": [submitted.pk]})
+    assert response.status_code == 302
+    model = LLMModel.objects.get(slug="tiny-8b")
+    assert model.num_layers == 32 and model.confidence == "config.json"
+    submitted.refresh_from_db()
+    assert submitted.promoted_to == model
+    assert admin_client.get("/admin/catalog/submittedconfig/").status_code == 200
