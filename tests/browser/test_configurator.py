@@ -1,0 +1,181 @@
+"""The configurator in a real browser: htmx swaps in place and pushes the URL, the URL reproduces the state,
+the language switch keeps it, the form works without JavaScript, and invalid input gets a message beside the field.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.report_page import (LANGUAGES, choose, field_error, figure, figures, is_htmx, mark_document,
+                                       number, query, report_path, still_same_document)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+
+OTHER_LANGUAGE = {"en": "de", "de": "en"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_configurator_change_updates_the_numbers_in_place_and_the_url(page, lang):
+    page.goto(report_path(lang))
+    mark_document(page)
+    required = figure(page, "required")
+    start = number(required.inner_text(), lang)
+
+    # Llama-3.1-8B's KV cache is 131,072 B/token (2 × 32 layers × 8 KV heads × 128 × 2 B): 8K → 128K adds
+    # 15 GiB of FP16 KV, so the requirement grows by more than 14 GiB whatever the runtime buffers do.
+    at_128k = number(choose(page, "context", "131072", changes=required), lang)
+    assert at_128k - start > 14, (start, at_128k)
+
+    # Two GPUs: the usable figure reads "… × 2".
+    usable = choose(page, "gpus", "2", changes=figure(page, "usable"))
+    assert re.search(r"×\s*2$", usable), usable
+
+    # Q8_0 weights (8.5 bpw) against Q4_K_M's (~4.9 bpw): 8.03 B × 3.6 bits / 8 ≈ 3.6 GB = 3.4 GiB more.
+    at_q8 = number(choose(page, "quant", "Q8_0", changes=required), lang)
+    assert at_q8 - at_128k > 3, (at_128k, at_q8)
+
+    # An 8-bit KV cache (q8_0: 34 B per 32 values, against 64 B at FP16) saves 16 GiB × (1 − 34/64) = 7.5 GiB
+    # of the FP16 KV at 128K.
+    at_kv8 = number(choose(page, "kv_dtype", "q8_0", changes=required), lang)
+    assert 7 < at_q8 - at_kv8 < 9, (at_q8, at_kv8)
+
+    assert still_same_document(page), "a configurator change reloaded the page instead of swapping #results"
+    state = query(page)
+    assert (state["context"], state["gpus"], state["quant"], state["kv_dtype"]) == ("131072", "2", "Q8_0", "q8_0")
+    assert page.locator(f'html[lang="{lang}"]').count() == 1
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_pushed_url_opened_fresh_shows_the_same_results(page, open_context, lang):
+    page.goto(report_path(lang))
+    choose(page, "context", "32768", changes=figure(page, "required"))
+    choose(page, "kv_dtype", "q8_0", changes=figure(page, "required"))
+    after_swap = figures(page)
+    results_after_swap = page.locator("#results").inner_text()
+
+    fresh, _ = open_context()
+    response = fresh.goto(page.url)
+    assert response.status == 200
+    assert figures(fresh) == after_swap
+    # The full page and the htmx partial render the same template, so the whole results region matches.
+    assert fresh.locator("#results").inner_text() == results_after_swap
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_rent_vs_buy_inputs_update_the_break_even_in_place(page, lang):
+    page.goto(report_path(lang))
+    mark_document(page)
+    break_even = figure(page, "break_even")
+    power = figure(page, "power")
+
+    def type_into(field: str, value: str) -> None:
+        before = break_even.inner_text()
+        page.fill(f"#id_{field}", value)  # the input event: htmx waits 400 ms, then swaps
+        expect(break_even).not_to_have_text(before)
+        expect(page).to_have_url(re.compile(rf"[?&]{field}={re.escape(value)}(&|$)"))
+
+    months = number(break_even.inner_text(), lang)
+    # More hours a day make renting dearer, so buying pays off sooner.
+    type_into("hours", "12")
+    sooner = number(break_even.inner_text(), lang)
+    assert sooner < months, (months, sooner)
+    # A dearer purchase takes longer to pay off.
+    type_into("budget", "3000")
+    later = number(break_even.inner_text(), lang)
+    assert later > sooner, (sooner, later)
+    # Dearer electricity raises the local power cost and delays the break-even.
+    power_before = number(power.inner_text(), lang)
+    type_into("kwh", "0.4")
+    assert number(power.inner_text(), lang) > power_before
+    assert number(break_even.inner_text(), lang) > later
+
+    assert still_same_document(page)
+    assert {key: value for key, value in query(page).items() if key in ("hours", "budget", "kwh")} == {
+        "hours": "12", "budget": "3000", "kwh": "0.4"}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_language_switch_keeps_the_configurator_state(page, lang):
+    other = OTHER_LANGUAGE[lang]
+    page.goto(report_path(lang))
+    choose(page, "context", "32768", changes=figure(page, "required"))
+    choose(page, "kv_dtype", "q8_0", changes=figure(page, "required"))
+    state = query(page)
+    required = number(figure(page, "required").inner_text(), lang)
+
+    with page.expect_navigation():
+        page.click(f'.lang-switch a[hreflang="{other}"]')
+
+    assert page.url.split("?")[0].endswith(report_path(other))
+    assert page.locator(f'html[lang="{other}"]').count() == 1
+    assert query(page) == state
+    assert page.input_value("#id_context") == "32768" and page.input_value("#id_kv_dtype") == "q8_0"
+    assert number(figure(page, "required").inner_text(), other) == required
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_the_form_reloads_the_page_with_the_new_numbers(open_context, lang):
+    page, _ = open_context(java_script_enabled=False)
+    page.goto(report_path(lang))
+    before = number(figure(page, "required").inner_text(), lang)
+    assert page.locator(".sim-start").is_hidden()  # the simulator's Play button needs JavaScript
+    expect(page.locator(".sim-static")).to_be_visible()
+
+    page.select_option("#id_context", "32768")
+    page.wait_for_timeout(300)
+    assert page.url.split("?")[0].endswith(report_path(lang)) and "?" not in page.url  # nothing happened yet
+    with page.expect_navigation():
+        # Focus and Enter, as from the keyboard (the button can sit below a desktop viewport: see test_layout).
+        page.locator("#configurator button[type=submit]").press("Enter")
+
+    assert query(page)["context"] == "32768"
+    after = number(figure(page, "required").inner_text(), lang)
+    # 24K more tokens of FP16 KV at 131,072 B/token = 3 GiB more.
+    assert after - before >= 3, (before, after)
+
+    reference, _ = open_context()
+    reference.goto(page.url)
+    assert figures(reference) == figures(page)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_invalid_value_in_the_url_shows_the_error_beside_the_field(page, lang):
+    response = page.goto(report_path(lang, "context=99999999"))
+    assert response.status == 400
+    expect(page.locator(".field.has-error")).to_have_count(1)
+    message = field_error(page, "context")
+    # "This model supports at most 131072 tokens." — Llama 3.1's max_position_embeddings
+    expect(message).to_have_text(re.compile(r"131[.,\u00a0\u202f]?072"))
+    expect(page.locator(".field.has-error #id_context")).to_have_count(1)
+    # Screen readers reach the message from the control.
+    described_by = (page.get_attribute("#id_context", "aria-describedby") or "").split()
+    assert message.get_attribute("id") in described_by
+    expect(page.locator("#invalid-input")).to_be_visible()
+    expect(page.locator("#fit")).to_have_count(0)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_an_invalid_combination_chosen_with_htmx_shows_the_error_and_the_page_recovers(page, lang):
+    page.goto(report_path(lang))
+    mark_document(page)
+    choose(page, "engine", "vllm")
+    kv_error = field_error(page, "kv_dtype")
+    expect(kv_error).to_be_empty()
+
+    with page.expect_response(is_htmx) as answer:
+        page.select_option("#id_kv_dtype", "q8_0")  # vLLM has no q8_0 KV cache
+    assert answer.value.status == 400
+    expect(kv_error).to_contain_text("FP8")  # "vLLM has no q8_0 KV cache; choose FP8."
+    expect(page.locator("#invalid-input")).to_be_visible()
+    expect(page.locator("#fit")).to_have_count(0)
+
+    # Choosing what the message suggests brings the results back and clears the message.
+    with page.expect_response(is_htmx):
+        page.select_option("#id_kv_dtype", "fp8")
+    expect(page.locator("#fit")).to_be_visible()
+    expect(kv_error).to_be_empty()
+    expect(page.locator("#launch")).to_contain_text("--kv-cache-dtype fp8")
+    assert still_same_document(page)
