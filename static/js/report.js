@@ -82,5 +82,10 @@
 
   document.addEventListener("DOMContentLoaded", function () { setup(document); });
   document.addEventListener("htmx:pushedIntoHistory", syncLanguageLinks);
+  // An invalid configuration comes back as 400 with the results partial and the field errors (out of band):
+  // swap it like a success (htmx 2 drops 4xx bodies by default), so the message appears beside the field.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.xhr.status === 400) { event.detail.shouldSwap = true; event.detail.isError = false; }
+  });
   document.addEventListener("htmx:afterSwap", function (event) { setup(event.target); });
 })();
