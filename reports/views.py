@@ -26,6 +26,17 @@ from reports.sizing.specs import HardwareSpec, ModelSpec
 from reports.templatetags.seo import absolute_url
 
 
+def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """cache_page whose keys include the catalog's version: an admin edit starts new keys, so a cached response
+    never outlives the catalog it was computed from (one query per request to read the version)."""
+    @wraps(view)
+    def cached(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        version = hashlib.sha256(repr(catalog_version()).encode()).hexdigest()[:16]
+        return cache_page(settings.PAGE_CACHE_SECONDS, key_prefix=f"catalog-{version}")(view)(
+            request, *args, **kwargs)
+    return cached
+
+
 def _home_crumb() -> tuple[str, str]:
     return gettext("Home"), reverse("reports:home")
 
@@ -42,12 +53,14 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 @require_safe
+@cache_per_catalog_version
 def home(request: HttpRequest) -> HttpResponse:
     _, catalog = current_catalog()
     return render(request, "reports/home.html", {"page": pages.home_page(catalog, get_language())})
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def search(request: HttpRequest) -> HttpResponse:
     """Models and accelerators matching what the visitor typed: the htmx partial as they type, or a full page
@@ -69,6 +82,7 @@ def _catalog_model_row(catalog: CatalogSnapshot, slug: str) -> LLMModel | None:
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def model(request: HttpRequest, model_slug: str) -> HttpResponse:
     """One model on every accelerator; htmx (sorting, filtering) gets the table partial."""
@@ -84,6 +98,7 @@ def model(request: HttpRequest, model_slug: str) -> HttpResponse:
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def hardware(request: HttpRequest, hardware_slug: str) -> HttpResponse:
     """One accelerator: specs, prices, cloud offers and every model on it; htmx gets the table partial."""
@@ -118,6 +133,7 @@ def _invalid_hardware(request: HttpRequest, form: CustomHardwareForm, model: Mod
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def report(request: HttpRequest, model_slug: str, hardware_slug: str) -> HttpResponse:
     """One model on one accelerator (or on "custom" hardware described in the query). The configurator state is
@@ -150,6 +166,7 @@ def config_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def config_report(request: HttpRequest, config_hash: str, hardware_slug: str) -> HttpResponse:
     """The full report of a submitted config.json on a catalog accelerator (or custom hardware)."""
@@ -169,6 +186,7 @@ def config_report(request: HttpRequest, config_hash: str, hardware_slug: str) ->
 
 
 @require_safe
+@cache_per_catalog_version
 @vary_on_headers("HX-Request")
 def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     """Up to four accelerators (or GPU counts) for one model side by side; the URL holds the selection."""
@@ -188,17 +206,6 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
                                (gettext("Compare"), request.path)]}
     template = "reports/compare.html#table" if request.htmx else "reports/compare.html"
     return render(request, template, context, status=400 if rejected or not form.is_valid() else 200)
-
-
-def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """cache_page whose keys include the catalog's version: an admin edit starts new keys, so a cached response
-    never outlives the catalog it was computed from (one query per request to read the version)."""
-    @wraps(view)
-    def cached(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        version = hashlib.sha256(repr(catalog_version()).encode()).hexdigest()[:16]
-        return cache_page(settings.PAGE_CACHE_SECONDS, key_prefix=f"catalog-{version}")(view)(
-            request, *args, **kwargs)
-    return cached
 
 
 @require_safe

@@ -1,7 +1,16 @@
 import pytest
+from django.core.cache import caches
 
 from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, QuantFormat
 from catalog.seed_loader import load_catalog
+
+
+@pytest.fixture(autouse=True)
+def _fresh_page_cache():
+    """Each test starts with an empty cache: cached pages from an earlier test would hide what a test measures."""
+    caches["default"].clear()
+    yield
+    caches["default"].clear()
 
 
 @pytest.fixture(autouse=True)

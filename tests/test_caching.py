@@ -1,0 +1,56 @@
+"""Rendered pages are cached per catalog version (an admin edit shows at once), per language and per HX-Request,
+and revalidate cheaply with ETags."""
+
+import pytest
+
+from catalog.models import Accelerator
+
+pytestmark = pytest.mark.django_db
+
+REPORT = "/en/report/llama-3-1-8b-instruct/rtx-4090/"
+
+
+def test_a_repeated_page_comes_from_the_cache(client, django_assert_max_num_queries):
+    first = client.get(REPORT)
+    with django_assert_max_num_queries(1):  # only the catalog version
+        second = client.get(REPORT)
+    assert second.content == first.content
+
+
+def test_an_admin_edit_is_visible_at_once(client):
+    before = client.get("/en/hardware/rtx-4090/").content.decode()
+    assert "1,008" in before
+    accelerator = Accelerator.objects.get(slug="rtx-4090")
+    accelerator.bandwidth_gbs = 1234
+    accelerator.save()
+    after = client.get("/en/hardware/rtx-4090/").content.decode()
+    assert "1,234" in after and "1,008" not in after
+
+
+def test_partial_and_page_are_cached_apart(client):
+    page = client.get(REPORT)
+    partial = client.get(REPORT, headers={"HX-Request": "true"})
+    page_again = client.get(REPORT)
+    assert "<html" in page.content.decode() and "<html" not in partial.content.decode()
+    assert page_again.content == page.content
+    assert "HX-Request" in partial["Vary"]
+
+
+def test_languages_are_cached_apart(client):
+    english = client.get(REPORT).content.decode()
+    german = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert '<html lang="en">' in english and '<html lang="de">' in german
+
+
+def test_conditional_get_answers_304(client):
+    response = client.get(REPORT)
+    assert response.has_header("ETag")
+    assert "max-age" in response["Cache-Control"]
+    again = client.get(REPORT, headers={"If-None-Match": response["ETag"]})
+    assert again.status_code == 304 and not again.content
+
+
+def test_invalid_configurations_are_not_cached(client):
+    bad = f"{REPORT}?context=99999999"
+    assert client.get(bad).status_code == 400
+    assert client.get(bad).status_code == 400
