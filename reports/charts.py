@@ -37,6 +37,15 @@ class VramChart:
     x_ticks: tuple[Tick, ...]
     y_ticks: tuple[Tick, ...]
 
+    @property
+    def plot_right(self) -> int:
+        return self.left + self.plot_width
+
+    @property
+    def label_y(self) -> int:
+        """Baseline of the x-axis labels, inside the bottom margin."""
+        return self.top + self.plot_height + 24
+
 
 def _nice_step(span: float, target_ticks: int = 5) -> float:
     """A 1-2-5 step giving about `target_ticks` ticks over `span`."""

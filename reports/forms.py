@@ -7,9 +7,11 @@ import re
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from catalog.forms import MAX_CONFIG_BYTES, load_config_json
+from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import HARDWARE_NUMBER_LIMITS
@@ -70,16 +72,19 @@ class ConfiguratorForm(forms.Form):
                     "hours": DEFAULT_HOURS_PER_DAY, "budget": default_budget, "kwh": DEFAULT_USD_PER_KWH}
         if max_context:
             defaults["context"] = min(8192, max_context)
-        # Missing keys take their defaults, so a partial URL (?context=32768) is a complete state.
-        merged = {key: value for key, value in defaults.items() if value is not None}
+        # Missing keys take their defaults, so a partial URL (?context=32768) is a complete state. Numbers as
+        # short text ("4", not "4.0") because the inputs show them as they are.
+        merged = {key: f"{value:g}" if isinstance(value, float) else value
+                  for key, value in defaults.items() if value is not None}
         merged.update({key: data[key] for key in data if key in self.base_fields and data[key] != ""})
         super().__init__(merged)
         self.fields["quant"].choices = [(name, name) for name in quant_names]
         context = self.fields["context"]
         if max_context:
             context.max_value = max_context
-            context.validators.append(MaxValueValidator(
-                max_context, _("This model supports at most %(limit_value)s tokens.")))
+            context.validators.append(MaxValueValidator(max_context, _(
+                "This model supports at most %(limit)s tokens.") % {
+                    "limit": formatting.number(max_context, get_language())}))
         presets = [n for n in CONTEXT_PRESETS if max_context is None or n <= max_context]
         if max_context and max_context not in presets:
             presets.append(max_context)
