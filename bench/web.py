@@ -1,0 +1,300 @@
+"""How fast the site answers when it runs like production: requests/s, p50/p99 latency and page weight.
+
+    .venv/bin/python bench/web.py                 # about a minute on 2 cores; stops by itself
+    .venv/bin/python bench/web.py --quick         # a smoke run: a few requests per row
+
+It starts gunicorn with the production environment in a throw-away VAR_DIR (bench/server.py: migrate,
+load_catalog, collectstatic, `--workers 2` like `make run`, DEBUG=False, HTTPS=False on loopback) and measures,
+one row after another, each bounded by a request count and a time limit:
+
+  static CSS       the stylesheet, served by WhiteNoise (precompressed; the client sends Accept-Encoding: gzip)
+  report uncached  the full report page, every request a different configurator state (bench/site_urls.py), so a
+                   page cache keyed on the URL never hits
+  report cached    the same report URL again and again (a page cache, when the app has one, serves it)
+  htmx partial     the report's results fragment (HX-Request: true), every request a different state
+  model page       /<lang>/model/<slug>/, each request another catalog model     (when the page exists)
+  hardware page    /<lang>/hardware/<slug>/, each request another accelerator     (when the page exists)
+  search           the search form's htmx request, a different typed prefix each time (when it exists)
+  sitemap          /sitemap.xml, the same URL repeatedly                           (when it exists)
+
+Concurrency is fixed and small: 2 clients by default (one request in flight per gunicorn worker), so latency is
+the service time without queueing while the workers stay busy. The client (asyncio, one connection per request,
+bench/server.py) runs on the same machine and takes its share of the CPU.
+
+Page weight: the HTML as the server sends it (raw) and gzipped at level 6 (Django's GZipMiddleware level; in
+production the TLS proxy compresses), plus the stylesheets and scripts the report page links, as WhiteNoise sends
+them with Accept-Encoding: gzip. 1 KB = 1,000 bytes.
+
+The targets of issue 6 are printed beside the numbers, never asserted: report p50 ≤ 20 ms uncached, cached ≥ half
+the static file's requests/s, partial ≤ 1/4 of the page bytes, page ≤ 100 KB gzipped including CSS/JS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.server import (  # noqa: E402
+    REPO, WORKERS, HttpClient, ProductionServer, Request, Response, RunStats, gzipped_size, run_bounded,
+)
+from bench.site_urls import DISTINCT_STATES, Site, configurator_state, search_fields, search_queries  # noqa: E402
+
+DEFAULT_MODEL = "qwen3-30b-a3b-instruct-2507"  # a popular MoE that fits a 24 GB card at Q4_K_M
+DEFAULT_HARDWARE = "rtx-4090"
+STATE_STRIDE = 7919  # a prime, coprime to DISTINCT_STATES: consecutive requests differ in several options, none repeats
+WARMUP_REQUESTS = 4 * WORKERS  # not measured: imports, the catalog snapshot and templates load once per worker
+ACCEPT_GZIP = (("Accept-Encoding", "gzip"),)
+HX_REQUEST = (("HX-Request", "true"),)
+KB = 1000
+
+# Targets of issue 6 ("Speed"): printed, not asserted.
+TARGET_REPORT_P50_MS = 20.0
+TARGET_CACHED_SHARE_OF_STATIC = 0.5
+TARGET_PARTIAL_SHARE_OF_PAGE = 0.25
+TARGET_PAGE_GZIP_BYTES = 100 * KB
+
+
+@dataclass(frozen=True)
+class Row:
+    """One measured line: a name, how to make the i-th request, and its bounds."""
+
+    name: str
+    make_request: Callable[[int], Request]
+    max_requests: int
+    max_seconds: float
+    sample: Request  # weighed for the bytes columns
+
+
+@dataclass(frozen=True)
+class Weight:
+    raw: int
+    gzipped: int
+
+
+def main() -> int:
+    args = parse_args()
+    with ProductionServer(workers=args.workers, log=lambda line: print(f"# {line}")) as server:
+        server.setup_django()
+        site = Site.load(args.language)
+        client = HttpClient(server.port)
+        report_path = site.report(args.model, args.hardware)
+        max_context = site.model(args.model).max_context
+        assets = linked_assets(fetch(client, Request(report_path)).body.decode())
+        rows = build_rows(client, site, args, report_path, max_context, assets)
+
+        print_header(args, site, assets, client.get_sync(Request(report_path)))
+        results = []
+        for row in rows:
+            warm_up(server.port, row, args.concurrency)
+            stats = run_bounded(server.port, row.make_request, concurrency=args.concurrency,
+                                max_requests=row.max_requests, max_seconds=row.max_seconds,
+                                ok_statuses=frozenset({200}))
+            results.append((row, stats, weigh(client, row.sample)))
+            print_row(row, stats, results[-1][2])
+        print_failures(results)
+        print_weights_and_targets(client, report_path, assets, results)
+        tracebacks = server.logged_tracebacks()
+        if tracebacks:
+            print(f"\ngunicorn logged {tracebacks} traceback(s); the end of its error log:\n{server.error_log_tail()}")
+    return 0 if all(stats.errors == 0 for _, stats, _ in results) else 1
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--concurrency", type=int, default=WORKERS, help="concurrent clients (default: %(default)s)")
+    parser.add_argument("--workers", type=int, default=WORKERS, help="gunicorn workers (default: %(default)s)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="time limit per row (default: %(default)s s)")
+    parser.add_argument("--requests", type=int, default=600, help="request limit per page row (default: %(default)s;"
+                                                                  " the static row gets 5×)")
+    parser.add_argument("--language", default="en", choices=("en", "de"))
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="model slug of the report rows")
+    parser.add_argument("--hardware", default=DEFAULT_HARDWARE, help="accelerator slug of the report rows")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 20 requests, 2 s per row")
+    args = parser.parse_args()
+    if args.quick:
+        args.requests, args.seconds = 20, 2.0
+    return args
+
+
+def build_rows(client: HttpClient, site: Site, args, report_path: str, max_context: int | None,
+               assets: list[str]) -> list[Row]:
+    def state(i: int) -> dict[str, str]:
+        return configurator_state(i * STATE_STRIDE % DISTINCT_STATES, max_context)
+
+    def uncached_report(i: int) -> Request:
+        return Request(site.report(args.model, args.hardware, state(i)))
+
+    def partial(i: int) -> Request:
+        return Request(site.report(args.model, args.hardware, state(i)), HX_REQUEST)
+
+    n, seconds = args.requests, args.seconds
+    stylesheet = next((path for path in assets if path.endswith(".css")), None)
+    rows = []
+    if stylesheet:
+        rows.append(Row("static CSS (WhiteNoise)", lambda i: Request(stylesheet, ACCEPT_GZIP), 5 * n, seconds,
+                        Request(stylesheet, ACCEPT_GZIP)))
+    rows += [
+        Row("report, uncached", uncached_report, n, seconds, Request(report_path)),
+        Row("report, cached", lambda i: Request(report_path), n, seconds, Request(report_path)),
+        Row("htmx partial", partial, n, seconds, Request(report_path, HX_REQUEST)),
+    ]
+    if site.has("model"):
+        slugs = [model.slug for model in site.models]
+        rows.append(Row("model page", lambda i: Request(site.model_page(slugs[i % len(slugs)])),
+                        min(n, len(slugs)), seconds, Request(site.model_page(args.model))))
+    if site.has("hardware"):
+        rows.append(Row("hardware page", lambda i: Request(site.hardware_page(site.hardware[i % len(site.hardware)])),
+                        min(n, len(site.hardware)), seconds, Request(site.hardware_page(args.hardware))))
+    if site.has("search"):
+        queries = search_queries(site, search_fields_of(client, site))
+        rows.append(Row("search (htmx, typing)",
+                        lambda i: Request(site.search(queries[i % len(queries)]), HX_REQUEST), n, seconds,
+                        Request(site.search(queries[0]), HX_REQUEST)))
+    if site.has("sitemap"):
+        rows.append(Row("sitemap", lambda i: Request(site.sitemap()), n, seconds, Request(site.sitemap())))
+    return rows
+
+
+def search_fields_of(client: HttpClient, site: Site) -> list[str]:
+    return search_fields(fetch(client, Request(site.search_path())).body.decode(), site.search_path())
+
+
+def warm_up(port: int, row: Row, concurrency: int) -> None:
+    # Indexes far beyond the measured ones, so an "uncached" row stays uncached after its warm-up.
+    run_bounded(port, lambda i: row.make_request(i + 10**6), concurrency=concurrency,
+                max_requests=WARMUP_REQUESTS, max_seconds=30, ok_statuses=frozenset({200}))
+
+
+# --- page weight ----------------------------------------------------------------------------------------------------
+
+class _AssetLinks(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.paths: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "link" and attributes.get("rel") == "stylesheet" and attributes.get("href"):
+            self.paths.append(attributes["href"])
+        elif tag == "script" and attributes.get("src"):
+            self.paths.append(attributes["src"])
+
+
+def linked_assets(html: str) -> list[str]:
+    """Same-site stylesheets and scripts a page links, in document order."""
+    parser = _AssetLinks()
+    parser.feed(html)
+    return [path for path in parser.paths if path.startswith("/")]
+
+
+def fetch(client: HttpClient, request: Request) -> Response:
+    response = client.get_sync(request)
+    if response.status != 200:
+        raise RuntimeError(f"GET {request.path} answered {response.status}")
+    return response
+
+
+def weigh(client: HttpClient, request: Request) -> Weight:
+    """Bytes on the wire without compression, and gzipped (WhiteNoise's own .gz when it sends one)."""
+    response = client.get_sync(request)
+    if response.headers.get("content-encoding") == "gzip":
+        raw = client.get_sync(Request(request.path, tuple(h for h in request.headers if h[0] != "Accept-Encoding")))
+        return Weight(len(raw.body), len(response.body))
+    return Weight(len(response.body), gzipped_size(response.body))
+
+
+# --- output ---------------------------------------------------------------------------------------------------------
+
+def print_header(args, site: Site, assets: list[str], report: Response) -> None:
+    commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
+                            text=True, check=False).stdout.strip() or "unknown"
+    print(f"# {platform.node()}: {os.cpu_count()} CPUs, Python {platform.python_version()}, commit {commit}")
+    print(f"# gunicorn --workers {args.workers}; {args.concurrency} concurrent clients on loopback; each row at most "
+          f"{args.requests} requests (static {5 * args.requests}, model/hardware pages one per catalog entry) "
+          f"or {args.seconds:g} s, after {WARMUP_REQUESTS} unmeasured warm-up requests")
+    print(f"# catalog: {len(site.models)} models, {len(site.hardware)} accelerators; report rows: "
+          f"{args.model} on {args.hardware} ({args.language})")
+    print(f"# page cache: {page_cache_status(report)}")
+    print(f"# load average before the run: {' '.join(f'{load:.2f}' for load in os.getloadavg())} "
+          "(other processes on this machine share its CPUs)")
+    for page in ("model", "hardware", "search", "sitemap"):
+        print(f"# {page} page: {site.describe(page)}")
+    print(f"# assets linked by the report page: {', '.join(assets) or 'none'}")
+    print()
+    print(f"{'row':<26}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>10}{'gzip':>9}")
+
+
+def print_row(row: Row, stats: RunStats, weight: Weight) -> None:
+    print(f"{row.name:<26}{stats.requests:>9}{stats.per_second:>9.1f}{stats.median_ms():>9.1f}"
+          f"{stats.percentile_ms(99):>9.1f}{weight.raw:>10,}{weight.gzipped:>9,}"
+          + (f"   {stats.errors} errors" if stats.errors else ""), flush=True)
+
+
+def print_failures(results) -> None:
+    for row, stats, _ in results:
+        if stats.errors:
+            print(f"\n{row.name}: {dict(stats.failures)}; e.g.\n  " + "\n  ".join(stats.failure_samples))
+
+
+def page_cache_status(report: Response) -> str:
+    """What the report page's caching headers say (cache_page sets Cache-Control max-age and Expires), and which
+    application code reads PAGE_CACHE_SECONDS (settings.py defines it, default 3600 s)."""
+    readers = sorted(str(path.relative_to(REPO)) for folder in ("reports", "catalog", "sizer_site")
+                     for path in (REPO / folder).rglob("*.py")
+                     if path.name != "settings.py" and "PAGE_CACHE_SECONDS" in path.read_text(encoding="utf-8"))
+    headers = ", ".join(f"{name}: {report.headers[name]}" for name in ("cache-control", "expires", "etag",
+                                                                        "last-modified") if name in report.headers)
+    read_by = f"PAGE_CACHE_SECONDS read by {', '.join(readers)}" if readers else "no code reads PAGE_CACHE_SECONDS"
+    return (f"report page headers: {headers or 'no Cache-Control/Expires/ETag/Last-Modified'}; {read_by}. "
+            "The uncached rows vary the query string; 'cached' repeats one URL")
+
+
+def print_weights_and_targets(client: HttpClient, report_path: str, assets: list[str], results) -> None:
+    page = weigh(client, Request(report_path))
+    partial = weigh(client, Request(report_path, HX_REQUEST))
+    asset_weights = {path: weigh(client, Request(path, ACCEPT_GZIP)) for path in assets}
+    assets_gzipped = sum(weight.gzipped for weight in asset_weights.values())
+    total_gzipped = page.gzipped + assets_gzipped
+
+    names = {path: Path(path).name for path in assets}
+    width = max([len("htmx partial"), *map(len, names.values())]) + 2
+    print(f"\npage weight of {report_path}")
+    print(f"  {'HTML':<{width}}{page.raw:>9,} B raw {page.gzipped:>8,} B gzipped")
+    for path, weight in asset_weights.items():
+        print(f"  {names[path]:<{width}}{weight.raw:>9,} B raw {weight.gzipped:>8,} B gzipped")
+    print(f"  {'total':<{width}}{page.raw + sum(w.raw for w in asset_weights.values()):>9,} B raw "
+          f"{total_gzipped:>8,} B gzipped (CSS+JS {assets_gzipped:,} B)")
+    print(f"  {'htmx partial':<{width}}{partial.raw:>9,} B raw {partial.gzipped:>8,} B gzipped "
+          f"({partial.raw / page.raw:.0%} of the page)")
+
+    by_name = {row.name: stats for row, stats, _ in results}
+    uncached, cached = by_name["report, uncached"], by_name["report, cached"]
+    static = by_name.get("static CSS (WhiteNoise)")
+    print("\ntargets (issue 6; printed, not asserted)")
+    target("report p50 uncached ≤ 20 ms", f"{uncached.median_ms():.1f} ms",
+           uncached.median_ms() <= TARGET_REPORT_P50_MS)
+    if static is not None:
+        share = cached.per_second / static.per_second
+        target("cached ≥ ½ static file's req/s", f"{cached.per_second:.0f} vs {static.per_second:.0f} req/s "
+               f"({share:.0%})", share >= TARGET_CACHED_SHARE_OF_STATIC)
+    target("partial ≤ ¼ of the page bytes", f"{partial.raw:,} / {page.raw:,} B ({partial.raw / page.raw:.0%})",
+           partial.raw <= TARGET_PARTIAL_SHARE_OF_PAGE * page.raw)
+    target("page ≤ 100 KB gzipped incl. CSS/JS", f"{total_gzipped / KB:.1f} KB",
+           total_gzipped <= TARGET_PAGE_GZIP_BYTES)
+
+
+def target(name: str, measured: str, met: bool) -> None:
+    print(f"  {name:<36} {measured:<34} {'met' if met else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
