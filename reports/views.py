@@ -114,7 +114,13 @@ def hardware(request: HttpRequest, hardware_slug: str) -> HttpResponse:
 
 
 def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[str, str]]) -> HttpResponse:
-    template = "reports/report.html#results" if request.htmx else "reports/report.html"
+    """The full page; for htmx the answer (fit, speed, advice, commands) and, in a second request
+    (part=details), the longer sections (cloud, fine-tuning, notes, chart, matrix, FAQ)."""
+    if request.htmx:
+        part = "details" if request.GET.get("part") == "details" else "results"
+        template = f"reports/report.html#{part}"
+    else:
+        template = "reports/report.html"
     return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=200 if page.estimate else 400)
 
 
