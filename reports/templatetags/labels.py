@@ -45,3 +45,4 @@ def attention_label(kind: str) -> str:
 def report_url(page, hardware_slug: str) -> str:
     """The same report (catalog model or submitted config) on another accelerator."""
     return page.path_on(hardware_slug)
+
