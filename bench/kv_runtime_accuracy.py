@@ -15,13 +15,13 @@ import csv
 import statistics
 from pathlib import Path
 
+from bench.model_specs import alternating_sliding, every_nth, uniform_layers
 from reports.sizing.errors import SizingError
 from reports.sizing.kv_cache import GIB, kv_cache
 from reports.sizing.runtime import MIB, llama_cpp_buffers, runtime_memory, vllm_kv_capacity
 from reports.sizing.specs import (
     AttentionShape,
     DsaIndexerShape,
-    LayerSpec,
     LinearAttentionShape,
     MlaShape,
     ModelSpec,
@@ -32,18 +32,9 @@ from reports.sizing.specs import (
 DATA = Path(__file__).resolve().parent / "data"
 
 
-def _layers(count: int, mixer: str = "full", ffn: str = "dense") -> tuple[LayerSpec, ...]:
-    return tuple(LayerSpec(mixer, ffn) for _ in range(count))
-
-
-def _every(count: int, period: int, mixer: str, other: str, ffn: str = "dense") -> tuple[LayerSpec, ...]:
-    """Layer i (0-based) is ``mixer`` when (i + 1) % period == 0, else ``other``."""
-    return tuple(LayerSpec(mixer if (i + 1) % period == 0 else other, ffn) for i in range(count))
-
-
 def _dense(slug, layers, hidden, inter, heads, kv_heads, head_dim, vocab, **kw) -> ModelSpec:
     return ModelSpec(slug=slug, name=slug, architecture=kw.pop("arch", "llama"), hidden_size=hidden,
-                     vocab_size=vocab, layers=kw.pop("layer_specs", None) or _layers(layers),
+                     vocab_size=vocab, layers=kw.pop("layer_specs", None) or uniform_layers(layers),
                      attention=AttentionShape(heads, kv_heads, head_dim), intermediate_size=inter, **kw)
 
 
@@ -62,37 +53,36 @@ SPECS: dict[str, ModelSpec] = {
     "Mistral-Small-24B": _dense("mistral-small-24b", 40, 5120, 32768, 32, 8, 128, 131072),
     # "Gemma 3 27B (text config, fixtures)", "Gemma 3 12B", "Gemma 3 4B": every 6th layer global.
     "Gemma-3-27B": _dense("gemma-3-27b", 62, 5376, 21504, 32, 16, 128, 262208, arch="gemma3",
-                          layer_specs=_every(62, 6, "full", "sliding"), sliding_window=1024),
+                          layer_specs=every_nth(62, 6, "full", "sliding"), sliding_window=1024),
     "Gemma-3-12B": _dense("gemma-3-12b", 48, 3840, 15360, 16, 8, 256, 262208, arch="gemma3",
-                          layer_specs=_every(48, 6, "full", "sliding"), sliding_window=1024),
+                          layer_specs=every_nth(48, 6, "full", "sliding"), sliding_window=1024),
     "Gemma-3-4B": _dense("gemma-3-4b", 34, 2560, 10240, 8, 4, 256, 262208, arch="gemma3",
-                         layer_specs=_every(34, 6, "full", "sliding"), sliding_window=1024),
+                         layer_specs=every_nth(34, 6, "full", "sliding"), sliding_window=1024),
     "Mixtral-8x7B": _dense("mixtral-8x7b", 32, 4096, None, 32, 8, 128, 32000, arch="mixtral",
-                           layer_specs=_layers(32, ffn="moe"), moe=MoeShape(8, 2, 14336)),
+                           layer_specs=uniform_layers(32, ffn="moe"), moe=MoeShape(8, 2, 14336)),
     # "Llama 4 Scout / Maverick" (re-implementation defaults): no_rope_layer_interval 4 → every 4th layer
     # is global (NoPE), the others chunked local attention of 8192.
     "Llama-4-Scout": _dense("llama-4-scout", 48, 5120, 16384, 40, 8, 128, 202048, arch="llama4",
-                            layer_specs=_every(48, 4, "full", "chunked", ffn="moe"),
+                            layer_specs=every_nth(48, 4, "full", "chunked", ffn="moe"),
                             attention_chunk_size=8192, moe=MoeShape(16, 1, 8192, 1)),
     "Qwen3-235B-A22B": _dense("qwen3-235b-a22b", 94, 4096, None, 64, 4, 128, 151936, arch="qwen3_moe",
-                              layer_specs=_layers(94, ffn="moe"), moe=MoeShape(128, 8, 1536)),
+                              layer_specs=uniform_layers(94, ffn="moe"), moe=MoeShape(128, 8, 1536)),
     # "gpt-oss-120b" (doc record; window and alternation as gpt-oss-20b's config.json).
     "gpt-oss-120b": _dense("gpt-oss-120b", 36, 2880, None, 64, 8, 64, 201088, arch="gpt_oss",
-                           layer_specs=tuple(LayerSpec("sliding" if i % 2 == 0 else "full", "moe")
-                                             for i in range(36)),
+                           layer_specs=alternating_sliding(36, "moe"),
                            sliding_window=128, moe=MoeShape(128, 4, 2880), native_dtype="mxfp4"),
     # "GLM-4.5 (355B-A32B)" (doc record; the seed's figures use it).
     "GLM-4.5": _dense("glm-4.5", 92, 5120, 12288, 96, 8, 128, 151552, arch="glm4_moe", mtp_layers=1),
     "DeepSeek-V3": ModelSpec(
         slug="deepseek-v3", name="DeepSeek-V3", architecture="deepseek_v3", hidden_size=7168, vocab_size=129280,
-        layers=_layers(61), attention=None, mla=MlaShape(128, 1536, 512, 128, 64, 128), native_dtype="fp8"),
+        layers=uniform_layers(61), attention=None, mla=MlaShape(128, 1536, 512, 128, 64, 128), native_dtype="fp8"),
     "GLM-5": ModelSpec(
         slug="glm-5", name="GLM-5", architecture="glm_moe_dsa", hidden_size=6144, vocab_size=154880,
-        layers=_layers(78), attention=None, mla=MlaShape(64, 2048, 512, 192, 64, 256),
+        layers=uniform_layers(78), attention=None, mla=MlaShape(64, 2048, 512, 192, 64, 256),
         dsa_indexer=DsaIndexerShape(32, 128, 2048)),
     "Qwen3-Next-80B-A3B": _dense(
         "qwen3-next-80b-a3b", 48, 2048, 5120, 16, 2, 256, 151936, arch="qwen3_next",
-        layer_specs=_every(48, 4, "full", "linear", ffn="moe"),
+        layer_specs=every_nth(48, 4, "full", "linear", ffn="moe"),
         linear_attention=LinearAttentionShape(16, 32, 128, 128, 4), moe=MoeShape(512, 10, 512, 1, 512)),
     # Pythia 2.8B (llamacpp_runtime.csv notes: n_vocab 50304, n_embd 2560, n_head 32; MHA, 32 layers).
     "Pythia-2.8B": _dense("pythia-2.8b", 32, 2560, 10240, 32, 32, 80, 50304, arch="gptneox"),

@@ -7,6 +7,8 @@ on the config parser. Pure Python: no Django import.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reports.sizing.specs import AttentionShape, DsaIndexerShape, LayerSpec, MlaShape, ModelSpec, MoeShape
 
 
@@ -24,11 +26,15 @@ def alternating_sliding(count: int, ffn: str) -> tuple[LayerSpec, ...]:
     return tuple(LayerSpec(mixer="sliding" if i % 2 == 0 else "full", ffn=ffn) for i in range(count))
 
 
+def every_nth(count: int, period: int, mixer: str, other: str, ffn: str = "dense") -> tuple[LayerSpec, ...]:
+    """Layer i (0-based) is ``mixer`` when (i + 1) % period == 0, else ``other`` (Gemma 3 sliding_window_pattern,
+    Qwen3-Next full_attention_interval, Llama 4 chunked/global interleave)."""
+    return tuple(LayerSpec(mixer=mixer if (i + 1) % period == 0 else other, ffn=ffn) for i in range(count))
+
+
 def gemma3_layers(count: int) -> tuple[LayerSpec, ...]:
     """sliding_window_pattern 6: every 6th layer (1-based) is global, the other five slide."""
-    return tuple(
-        LayerSpec(mixer="full" if (i + 1) % 6 == 0 else "sliding", ffn="dense") for i in range(count)
-    )
+    return every_nth(count, 6, "full", "sliding")
 
 
 # models.json "Llama-3.1-8B": github:citsjtu2020/LLM-Prof sglang/Model_Config.md (verbatim config.json).
@@ -177,18 +183,12 @@ GPT_OSS_20B = ModelSpec(
 )
 
 # models.json "gpt-oss-120b" (Megatron-Bridge docs): 36 layers, 128 experts top-4, other dims as gpt-oss-20b.
-GPT_OSS_120B = ModelSpec(
+GPT_OSS_120B = replace(
+    GPT_OSS_20B,
     slug="gpt-oss-120b",
     name="gpt-oss-120b",
-    architecture="gpt_oss",
-    hidden_size=2880,
-    vocab_size=201088,
     layers=alternating_sliding(36, "moe"),
-    attention=AttentionShape(num_heads=64, num_kv_heads=8, head_dim=64),
     moe=MoeShape(num_experts=128, experts_per_token=4, expert_intermediate_size=2880),
-    attention_bias=True,
-    sliding_window=128,
-    native_dtype="mxfp4",
 )
 
 # models.json "DeepSeek-V3 (671B)" (InferSim deepseek_v3_config.json, expert keys restored): 61 layers, first 3

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.model_specs import LLAMA_3_1_8B
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import GIB, estimate, hardware_from_dict, validate_scenario
-from reports.sizing.specs import AttentionShape, CloudOfferSpec, HardwareSpec, LayerSpec, ModelSpec, Scenario
+from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 SEED_MODELS = Path(__file__).resolve().parents[2] / "catalog" / "seed" / "models.json"
 
@@ -42,12 +43,8 @@ def glm45() -> ModelSpec:
     return seed_model("glm-4-5")
 
 
-def llama_8b(**changes) -> ModelSpec:
-    fields = dict(slug="llama-3-1-8b", name="Llama 3.1 8B", architecture="llama", hidden_size=4096,
-                  vocab_size=128_256, layers=(LayerSpec("full", "dense"),) * 32,
-                  attention=AttentionShape(32, 8, 128), intermediate_size=14_336, max_context=131_072)
-    fields.update(changes)
-    return ModelSpec(**fields)
+# Llama-3.1-8B with its 128K context window (config.json max_position_embeddings 131072).
+LLAMA_8B = replace(LLAMA_3_1_8B, max_context=131_072)
 
 
 # --- the seed's figures --------------------------------------------------------------------------------------------
@@ -102,7 +99,7 @@ CONTRACT_KEYS = {"model", "hardware", "scenario", "memory_gib", "headroom_gib", 
 
 
 def test_contract_json_shape():
-    result = estimate(llama_8b(), RTX_4090, Scenario()).to_contract_json()
+    result = estimate(LLAMA_8B, RTX_4090, Scenario()).to_contract_json()
     assert set(result) == CONTRACT_KEYS
     assert set(result["model"]) == {"slug", "name", "params_total", "params_active", "attention"}
     assert set(result["hardware"]) == {"slug", "name", "count", "memory_gb", "usable_gib", "bandwidth_gbs"}
@@ -121,7 +118,7 @@ def test_contract_json_shape():
 
 
 def test_vllm_tensor_parallel_estimate():
-    result = estimate(llama_8b(), H100, Scenario(quant="BF16", engine="vllm", gpus=2))
+    result = estimate(LLAMA_8B, H100, Scenario(quant="BF16", engine="vllm", gpus=2))
     json_ = result.to_contract_json()
     assert json_["kv_tokens_capacity"] == result.runtime.kv_capacity_tokens > 8192
     # Per rank: half of every weight except the norms (tests/engine/test_parallelism.py) + its KV + runtime.
@@ -134,7 +131,7 @@ def test_vllm_tensor_parallel_estimate():
 
 
 def test_cheapest_fitting_offer_prices_the_scenario():
-    model = llama_8b()
+    model = LLAMA_8B
     offers = [
         CloudOfferSpec("Cheap", "too small", "tiny", 1, 0.10),  # 4 GB card: does not fit
         CloudOfferSpec("Mid", "4090", "rtx-4090", 1, 0.40),
@@ -150,7 +147,7 @@ def test_cheapest_fitting_offer_prices_the_scenario():
 
 
 def test_no_fitting_offer_is_null_with_a_warning():
-    result = estimate(llama_8b(), RTX_4090, Scenario(), offers=[CloudOfferSpec("A", "x", "tiny", 1, 1.0)],
+    result = estimate(LLAMA_8B, RTX_4090, Scenario(), offers=[CloudOfferSpec("A", "x", "tiny", 1, 1.0)],
                       hardware_catalog=[replace(RTX_4090, slug="tiny", memory_gb=2)]).to_contract_json()
     assert result["cost_per_mtok_usd"] is None
     assert any("no catalog cloud offer fits" in w for w in result["warnings"])
@@ -173,7 +170,7 @@ def test_invalid_scenarios_name_the_option(changes, option):
 
 
 def test_context_beyond_the_model_maximum_is_a_warning():
-    result = estimate(llama_8b(), H100, Scenario(context=262_144))
+    result = estimate(LLAMA_8B, H100, Scenario(context=262_144))
     note = next(note for note in result.warnings if note.code == "context_above_max")
     assert note.params == {"context": 262_144, "max_context": 131_072}
     assert "context exceeds the model's 131072 maximum" in result.to_contract_json()["warnings"]
@@ -181,13 +178,12 @@ def test_context_beyond_the_model_maximum_is_a_warning():
 
 def test_vllm_gpus_that_do_not_divide_the_heads():
     with pytest.raises(SizingError, match="--gpus 3: 32 attention heads are not divisible by 3"):
-        estimate(llama_8b(), H100, Scenario(quant="BF16", engine="vllm", gpus=3))
+        estimate(LLAMA_8B, H100, Scenario(quant="BF16", engine="vllm", gpus=3))
 
 
 def test_shapeless_model_is_estimated_with_warnings():
-    proxy = llama_8b()
     model = ModelSpec(slug="llama-9b", name="Llama 9B", architecture="", hidden_size=4096, vocab_size=128_256,
-                      layers=(), attention=None, stated_params_total=9e9, confidence="estimated", kv_proxy=proxy)
+                      layers=(), attention=None, stated_params_total=9e9, confidence="estimated", kv_proxy=LLAMA_8B)
     result = estimate(model, H100, Scenario())
     json_ = result.to_contract_json()
     assert json_["finetune_gib"] == {"qlora": None, "lora": None, "full": None}
@@ -225,7 +221,7 @@ QUANTS_BY_SIZE = ["BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", 
 @settings(max_examples=40, deadline=None)
 @given(context=st.integers(1, 200_000), extra=st.integers(1, 50_000), batch=st.integers(1, 64))
 def test_kv_grows_with_context_and_batch(context, extra, batch):
-    model = llama_8b()
+    model = LLAMA_8B
     base = estimate(model, H100, Scenario(context=context + 1, batch=batch, prompt=1)).kv.total_bytes
     longer = estimate(model, H100, Scenario(context=context + 1 + extra, batch=batch, prompt=1)).kv.total_bytes
     wider = estimate(model, H100, Scenario(context=context + 1, batch=batch + 1, prompt=1)).kv.total_bytes
@@ -240,7 +236,7 @@ def test_kv_grows_with_context_and_batch(context, extra, batch):
 @settings(max_examples=25, deadline=None)
 @given(gpus=st.integers(1, 7), context=st.integers(1024, 65_536))
 def test_per_gpu_memory_falls_with_more_gpus(gpus, context):
-    model, scenario = llama_8b(), Scenario(quant="BF16", context=context)
+    model, scenario = LLAMA_8B, Scenario(quant="BF16", context=context)
     # Whole layers per GPU: one more GPU never adds to the largest share, twice the GPUs always shrinks it.
     fewer = estimate(model, H100, replace(scenario, gpus=gpus)).placement.per_gpu_bytes
     more = estimate(model, H100, replace(scenario, gpus=gpus + 1)).placement.per_gpu_bytes
@@ -254,7 +250,7 @@ def test_per_gpu_memory_falls_with_more_gpus(gpus, context):
 @settings(max_examples=10, deadline=None)
 @given(index=st.integers(0, len(QUANTS_BY_SIZE) - 2))
 def test_weights_fall_with_fewer_bits(index):
-    model = llama_8b()
+    model = LLAMA_8B
     bigger = estimate(model, H100, Scenario(quant=QUANTS_BY_SIZE[index])).weights.total_bytes
     smaller = estimate(model, H100, Scenario(quant=QUANTS_BY_SIZE[index + 1])).weights.total_bytes
     assert smaller < bigger
@@ -270,7 +266,7 @@ def test_invalid_inputs_raise_clear_errors(context, batch):
 
 
 def test_decode_slows_when_offloaded():
-    model = llama_8b()
+    model = LLAMA_8B
     fits = estimate(model, RTX_4090, Scenario(quant="Q8_0"))
     tight = estimate(model, replace(RTX_4090, memory_gb=6), Scenario(quant="Q8_0"))
     assert tight.placement.mode == "auto" and tight.placement.gpu_layers < 33

@@ -1,8 +1,8 @@
 """Fine-tuning memory: exact values of our formula for Llama-3.1-8B, the issue's sanity anchors, MoE/MLA
 adapter targets, GPU counts, and monotonic properties.
 
-Llama-3.1-8B (config.json): 32 layers, hidden 4096, intermediate 14336, 32 heads / 8 KV heads × 128,
-vocab 128256, untied embeddings; 8,030,261,248 parameters:
+Llama-3.1-8B (bench/model_specs.py, from its config.json): 32 layers, hidden 4096, intermediate 14336,
+32 heads / 8 KV heads × 128, vocab 128256, untied embeddings; 8,030,261,248 parameters:
   embeddings and lm_head 2 × 128256 × 4096 = 1,050,673,152
   per layer q 4096² + k, v 2 × 4096 × 1024 + o 4096² + MLP 3 × 4096 × 14336 = 218,103,808, + 2 norms 8,192
   32 × 218,112,000 + 1,050,673,152 + final norm 4,096 = 8,030,261,248
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.model_specs import LLAMA_3_1_8B, first_dense_then_moe
 from reports.sizing.errors import SizingError
 from reports.sizing.finetune import (
     METHODS,
@@ -37,17 +38,6 @@ from reports.sizing.specs import (
 
 GIB = 2**30
 LLAMA_PARAMS = 8_030_261_248
-
-LLAMA_3_1_8B = ModelSpec(
-    slug="llama-3.1-8b",
-    name="Llama 3.1 8B",
-    architecture="llama",
-    hidden_size=4096,
-    vocab_size=128256,
-    layers=tuple(LayerSpec("full", "dense") for _ in range(32)),
-    attention=AttentionShape(num_heads=32, num_kv_heads=8, head_dim=128),
-    intermediate_size=14336,
-)
 
 # LoRA r=16 on q, k, v, o, gate, up, down, per layer Σ(d_in + d_out):
 #   q 4096+4096 + k 4096+1024 + v 4096+1024 + o 4096+4096 + 3 × (4096+14336) = 81,920
@@ -159,7 +149,7 @@ V2_LITE = ModelSpec(
     architecture="deepseek_v2",
     hidden_size=2048,
     vocab_size=102400,
-    layers=(LayerSpec("full", "dense"),) + tuple(LayerSpec("full", "moe") for _ in range(26)),
+    layers=first_dense_then_moe(27, 1),
     attention=None,
     intermediate_size=10944,
     mla=MlaShape(num_heads=16, q_lora_rank=None, kv_lora_rank=512, qk_nope_head_dim=128,

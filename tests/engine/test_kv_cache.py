@@ -4,31 +4,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.model_specs import (
+    DEEPSEEK_V3,
+    GEMMA_3_27B,
+    GLM_4_5,
+    GLM_5,
+    GPT_OSS_120B,
+    LLAMA_3_1_8B,
+    QWEN3_235B_A22B,
+    every_nth,
+    uniform_layers,
+)
 from reports.sizing.errors import SizingError
 from reports.sizing.kv_cache import kv_cache
 from reports.sizing.specs import (
     AttentionShape,
     ConvShape,
-    DsaIndexerShape,
     LayerSpec,
     LinearAttentionShape,
     MambaShape,
-    MlaShape,
     ModelSpec,
-    MoeShape,
     Scenario,
 )
 
 GIB = 2**30
-
-
-def layers(count, mixer="full", ffn="dense"):
-    return tuple(LayerSpec(mixer, ffn) for _ in range(count))
-
-
-def every(count, period, mixer, other):
-    """Layer i is `mixer` when (i + 1) % period == 0 (Gemma 3 pattern 6, Qwen3-Next interval 4)."""
-    return tuple(LayerSpec(mixer if (i + 1) % period == 0 else other, "dense") for i in range(count))
 
 
 def spec(slug, layer_specs, hidden=4096, vocab=32000, attention=None, **kw):
@@ -36,32 +35,20 @@ def spec(slug, layer_specs, hidden=4096, vocab=32000, attention=None, **kw):
                      layers=layer_specs, attention=attention, **kw)
 
 
-# models.json "Llama-3.1-8B": 32 layers, 32 heads, 8 KV heads, head_dim 4096/32 = 128.
-LLAMA_8B = spec("llama-3.1-8b", layers(32), vocab=128256, attention=AttentionShape(32, 8, 128))
-# models.json "GLM-4.5 (355B-A32B)": 92 layers (+1 MTP, not cached), 8 KV heads, head_dim 128.
-GLM_45 = spec("glm-4.5", layers(92), hidden=5120, attention=AttentionShape(96, 8, 128), mtp_layers=1)
-# models.json "GLM-5 (744B-A40B)": 78 layers, MLA kv_lora 512 + rope 64, DSA index_head_dim 128.
-GLM_5 = spec("glm-5", layers(78), hidden=6144, mla=MlaShape(64, 2048, 512, 192, 64, 256),
-              dsa_indexer=DsaIndexerShape(32, 128, 2048))
-# models.json "DeepSeek-V3 (671B)": 61 layers, 128 heads, MLA 512 + 64, nope 128, v 128; no indexer.
-DEEPSEEK_V3 = spec("deepseek-v3", layers(61), hidden=7168, mla=MlaShape(128, 1536, 512, 128, 64, 128))
-# models.json "Qwen3-235B-A22B": 94 layers, 64 heads, 4 KV heads, head_dim 128.
-QWEN3_235B = spec("qwen3-235b", layers(94, ffn="moe"), attention=AttentionShape(64, 4, 128),
-                  moe=MoeShape(128, 8, 1536))
-# models.json "Gemma 3 27B (text config, fixtures)": 62 layers, every 6th global, window 1024,
-# 16 KV heads × 128 on every layer.
-GEMMA3_27B = spec("gemma-3-27b", every(62, 6, "full", "sliding"), hidden=5376,
-                  attention=AttentionShape(32, 16, 128), sliding_window=1024)
+# The published models' shapes are those of bench/model_specs.py (config.json values from models.json):
+# Llama-3.1-8B 32 layers × 8 KV heads × 128; GLM-4.5 92 layers (+1 MTP, not cached) × 8 KV heads × 128;
+# GLM-5 78 layers of MLA kv_lora 512 + rope 64 and a DSA indexer of head_dim 128; DeepSeek-V3 61 layers of
+# MLA 512 + 64 (128 heads, nope 128, v 128), no indexer; Qwen3-235B-A22B 94 layers × 4 KV heads × 128;
+# Gemma 3 27B 62 layers, every 6th global, window 1024, 16 KV heads × 128 on every layer; gpt-oss-120b
+# 36 layers alternating sliding (128) / full, 8 KV heads × 64.
+
 # models.json "Qwen3-Next-80B-A3B": 48 layers, 1 full in 4 (12 full, 36 gated delta-net), full: 2 KV heads ×
 # 256; linear: 16 key heads, 32 value heads, 128 × 128, conv kernel 4.
-QWEN3_NEXT = spec("qwen3-next", every(48, 4, "full", "linear"), hidden=2048, attention=AttentionShape(16, 2, 256),
+QWEN3_NEXT = spec("qwen3-next", every_nth(48, 4, "full", "linear"), hidden=2048, attention=AttentionShape(16, 2, 256),
                   linear_attention=LinearAttentionShape(16, 32, 128, 128, 4))
-# models.json "gpt-oss-120b": 36 layers alternating sliding (128) / full, 8 KV heads × 64.
-GPT_OSS_120B = spec("gpt-oss-120b", tuple(LayerSpec("sliding" if i % 2 == 0 else "full", "moe") for i in range(36)),
-                    hidden=2880, attention=AttentionShape(64, 8, 64), sliding_window=128)
 # models.json "Gemma 4 31B (text config, fixtures)": 60 layers, every 6th global; sliding 16 KV × 256,
 # global 4 KV × 512 with attention_k_eq_v; window 1024.
-GEMMA4_31B = spec("gemma-4-31b", every(60, 6, "full", "sliding"), hidden=5376,
+GEMMA4_31B = spec("gemma-4-31b", every_nth(60, 6, "full", "sliding"), hidden=5376,
                   attention=AttentionShape(32, 4, 512, k_eq_v=True), sliding_attention=AttentionShape(32, 16, 256),
                   sliding_window=1024)
 # models.json "LFM2-350M": 16 blocks, 10 conv (L_cache 3) + 6 attention (8 KV heads × 64), hidden 1024.
@@ -71,7 +58,7 @@ LFM2_350M = spec("lfm2-350m", tuple(LayerSpec(m, "dense") for m in
                  hidden=1024, attention=AttentionShape(16, 8, 64), conv=ConvShape(3))
 # models.json "NVIDIA Nemotron 3 Nano 30B-A3B (config, fixture copy)" Mamba-2 mixer: 64 heads × 64,
 # state 128, 8 groups, conv 4 (one layer here: the per-layer state is what is checked).
-MAMBA = spec("mamba-layer", layers(1, "mamba"), hidden=2688,
+MAMBA = spec("mamba-layer", uniform_layers(1, "mamba"), hidden=2688,
              mamba=MambaShape(num_heads=64, head_dim=64, state_size=128, n_groups=8, conv_kernel=4))
 
 LLAMA_CPP = Scenario(engine="llama.cpp", kv_dtype="f16")
@@ -85,7 +72,7 @@ def vllm(**kw):
 
 def test_llama_3_1_8b_bytes_per_token_matches_vllm_log():
     # 2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token (vllm#10517); × 8,192 = 1 GiB.
-    kv = kv_cache(LLAMA_8B, LLAMA_CPP)
+    kv = kv_cache(LLAMA_3_1_8B, LLAMA_CPP)
     assert kv.bytes_per_token == 131_072
     assert kv.total_bytes == 131_072 * 8192 == GIB
     assert "2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token" in kv.terms[0].explanation
@@ -94,7 +81,7 @@ def test_llama_3_1_8b_bytes_per_token_matches_vllm_log():
 @pytest.mark.parametrize("context, gib", [(8192, 2.875), (32768, 11.5)])
 def test_seed_glm_4_5(context, gib):
     # 2 × 92 layers × 8 kv heads × 128 × 2 B = 376,832 B/token; × 8,192 = 3,087,007,744 B = 2.875 GiB.
-    assert kv_cache(GLM_45, Scenario(context=context)).total_bytes == gib * GIB
+    assert kv_cache(GLM_4_5, Scenario(context=context)).total_bytes == gib * GIB
 
 
 @pytest.mark.parametrize("context, gib", [(8192, 0.686), (32768, 2.742)])
@@ -119,7 +106,7 @@ def test_glm_5_indexer_cache_is_a_separate_term():
 
 def test_qwen3_235b_tp4_bytes_per_token_per_gpu():
     # 4 KV heads / TP4 = 1 per GPU: 2 × 1 × 128 × 2 B × 94 layers = 48,128 B/token/GPU (vllm#21348).
-    kv = kv_cache(QWEN3_235B, vllm(gpus=4))
+    kv = kv_cache(QWEN3_235B_A22B, vllm(gpus=4))
     assert kv.bytes_per_token_per_rank == 48_128
     assert kv.bytes_per_token == 4 * 48_128
 
@@ -128,7 +115,7 @@ def test_gemma_3_27b_at_128k_keeps_only_the_window_on_sliding_layers():
     # Global: 10 layers × 2 × 16 × 128 × 2 B = 81,920 B/token × 131,072 = 10 GiB.
     # Sliding: pad256(min(131,072, 1,024 × 1 + 512 ubatch)) = 1,536 cells × 52 × 8,192 B = 654,311,424 B.
     # Naive (every layer full): 62 × 8,192 × 131,072 = 62 GiB.
-    kv = kv_cache(GEMMA3_27B, Scenario(context=131072))
+    kv = kv_cache(GEMMA_3_27B, Scenario(context=131072))
     assert kv.term("full").bytes == 10 * GIB
     assert kv.term("sliding").cells == 1536
     assert kv.term("sliding").bytes == 654_311_424
@@ -138,8 +125,8 @@ def test_gemma_3_27b_at_128k_keeps_only_the_window_on_sliding_layers():
 def test_gemma_3_swa_full_and_batch():
     # --swa-full: sliding layers keep n_ctx cells. Batch 4 × 8,192: n_ctx 32,768 shared (unified cache), SWA
     # cache pad256(min(32,768, 1,024 × 4 + 512)) = 4,608 cells.
-    assert kv_cache(GEMMA3_27B, Scenario(context=8192, swa_full=True)).term("sliding").cells == 8192
-    kv = kv_cache(GEMMA3_27B, Scenario(context=8192, batch=4))
+    assert kv_cache(GEMMA_3_27B, Scenario(context=8192, swa_full=True)).term("sliding").cells == 8192
+    kv = kv_cache(GEMMA_3_27B, Scenario(context=8192, batch=4))
     assert kv.term("full").cells == 32768
     assert kv.term("sliding").cells == 4608
 
@@ -207,42 +194,42 @@ def test_lfm2_conv_and_mamba2_state():
     ("q4_0", 2 * 32 * 1024 * 18 // 32),  # 18 B per 32 elements → 36,864
 ])
 def test_llama_cpp_kv_dtypes(kv_dtype, per_token):
-    assert kv_cache(LLAMA_8B, Scenario(kv_dtype=kv_dtype)).bytes_per_token == per_token
+    assert kv_cache(LLAMA_3_1_8B, Scenario(kv_dtype=kv_dtype)).bytes_per_token == per_token
 
 
 def test_vllm_fp8_halves_the_cache():
-    assert kv_cache(LLAMA_8B, vllm(kv_dtype="fp8")).bytes_per_token == 65_536
+    assert kv_cache(LLAMA_3_1_8B, vllm(kv_dtype="fp8")).bytes_per_token == 65_536
 
 
 def test_llama_cpp_pads_the_context_to_256():
-    assert kv_cache(LLAMA_8B, Scenario(context=1000)).terms[0].cells == 1024
+    assert kv_cache(LLAMA_3_1_8B, Scenario(context=1000)).terms[0].cells == 1024
 
 
 def test_tp_beyond_kv_heads_replicates_one_head_per_rank():
-    assert kv_cache(QWEN3_235B, vllm(gpus=8)).bytes_per_token_per_rank == 48_128
+    assert kv_cache(QWEN3_235B_A22B, vllm(gpus=8)).bytes_per_token_per_rank == 48_128
 
 
 @pytest.mark.parametrize("kv_dtype, engine", [("fp8", "llama.cpp"), ("q8_0", "vllm"), ("q3_k", "llama.cpp")])
 def test_kv_dtype_the_engine_cannot_cache(kv_dtype, engine):
     with pytest.raises(SizingError, match="--kv-dtype"):
-        kv_cache(LLAMA_8B, Scenario(engine=engine, kv_dtype=kv_dtype))
+        kv_cache(LLAMA_3_1_8B, Scenario(engine=engine, kv_dtype=kv_dtype))
 
 
 def test_tp_must_divide_kv_heads():
     with pytest.raises(SizingError, match="--gpus 3"):
-        kv_cache(QWEN3_235B, vllm(gpus=3))
+        kv_cache(QWEN3_235B_A22B, vllm(gpus=3))
 
 
 @pytest.mark.parametrize("field, value, option", [("context", -1, "--context"), ("context", 0, "--context"),
                                                    ("batch", 0, "--batch")])
 def test_invalid_scenario(field, value, option):
     with pytest.raises(SizingError, match=option):
-        kv_cache(LLAMA_8B, Scenario(**{field: value}))
+        kv_cache(LLAMA_3_1_8B, Scenario(**{field: value}))
 
 
 # --- properties ---------------------------------------------------------------------------------------------
 
-MODELS = [LLAMA_8B, GEMMA3_27B, QWEN3_NEXT, GPT_OSS_120B, DEEPSEEK_V3, GLM_5]
+MODELS = [LLAMA_3_1_8B, GEMMA_3_27B, QWEN3_NEXT, GPT_OSS_120B, DEEPSEEK_V3, GLM_5]
 ENGINES = st.sampled_from([("llama.cpp", "f16"), ("llama.cpp", "q8_0"), ("vllm", "bf16"), ("vllm", "fp8")])
 
 
@@ -260,7 +247,7 @@ def test_kv_grows_with_context_and_batch(model, engine, context, extra, batch):
 
 
 @settings(max_examples=40, deadline=None)
-@given(model=st.sampled_from([LLAMA_8B, QWEN3_235B, DEEPSEEK_V3, GEMMA3_27B]), context=st.integers(1, 200_000),
+@given(model=st.sampled_from([LLAMA_3_1_8B, QWEN3_235B_A22B, DEEPSEEK_V3, GEMMA_3_27B]), context=st.integers(1, 200_000),
        tp_pair=st.sampled_from([(1, 2), (2, 4), (4, 8), (1, 8), (8, 16)]))
 def test_per_rank_kv_falls_or_stays_with_more_tp(model, context, tp_pair):
     low, high = tp_pair
@@ -272,7 +259,7 @@ def test_per_rank_kv_falls_or_stays_with_more_tp(model, context, tp_pair):
 @given(context=st.integers(-10**6, 0))
 def test_non_positive_context_raises(context):
     with pytest.raises(SizingError):
-        kv_cache(LLAMA_8B, Scenario(context=context))
+        kv_cache(LLAMA_3_1_8B, Scenario(context=context))
 
 
 @settings(max_examples=30, deadline=None)
@@ -280,12 +267,12 @@ def test_non_positive_context_raises(context):
     lambda s: s.lower() not in {"f32", "f16", "bf16", "q8_0", "q4_0", "fp16", "float16", "bfloat16", "float32"}))
 def test_unknown_kv_dtype_raises(kv_dtype):
     with pytest.raises(SizingError, match="--kv-dtype"):
-        kv_cache(LLAMA_8B, Scenario(kv_dtype=kv_dtype))
+        kv_cache(LLAMA_3_1_8B, Scenario(kv_dtype=kv_dtype))
 
 
 def test_model_without_shapes_uses_its_kv_proxy_and_says_so():
     estimated = ModelSpec(slug="llama-x", name="Llama X", architecture="llama", hidden_size=0, vocab_size=0,
-                          layers=(), attention=None, confidence="estimated", kv_proxy=LLAMA_8B)
+                          layers=(), attention=None, confidence="estimated", kv_proxy=LLAMA_3_1_8B)
     kv = kv_cache(estimated, LLAMA_CPP)
     assert kv.bytes_per_token == 131_072
     assert any("estimated" in note for note in kv.notes)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from bench.model_specs import LLAMA_3_1_8B
 from reports.sizing.errors import SizingError
 from reports.sizing.parallelism import (
     assign_slots,
@@ -16,14 +19,6 @@ from reports.sizing.parallelism import (
 from reports.sizing.parameters import tensor_inventory
 from reports.sizing.specs import AttentionShape, LayerSpec, MlaShape, ModelSpec, MoeShape
 from reports.sizing.weights import weight_bytes
-
-
-def llama_3_1_8b(**changes) -> ModelSpec:
-    fields = dict(
-        slug="llama-3-1-8b", name="Llama 3.1 8B", architecture="llama", hidden_size=4096, vocab_size=128_256,
-        layers=(LayerSpec("full", "dense"),) * 32, attention=AttentionShape(32, 8, 128), intermediate_size=14_336)
-    fields.update(changes)
-    return ModelSpec(**fields)
 
 
 def deepseek_like() -> ModelSpec:
@@ -45,7 +40,7 @@ def test_llama_8b_tp2_shards_everything_but_the_norms():
     # heads (32/2), k/v by KV heads (8/2), the MLP by intermediate (14,336/2), embedding and lm_head by
     # vocabulary (128,256 is a multiple of 64: 64,128 rows per rank).
     # One rank: (8,030,261,248 − 266,240) / 2 + 266,240 = 4,015,263,744 parameters × 2 B = 8,030,527,488 B.
-    spec = llama_3_1_8b()
+    spec = LLAMA_3_1_8B
     split = tensor_parallel_weights(spec, "BF16", 2, total_bytes=bf16_total(spec))
     assert split.per_rank_bytes == 8_030_527_488
     assert split.replicated_bytes == 266_240 * 2
@@ -54,7 +49,7 @@ def test_llama_8b_tp2_shards_everything_but_the_norms():
 
 def test_kv_projections_are_replicated_when_gpus_exceed_kv_heads():
     # TP 16 over 8 KV heads: every rank keeps 1 whole KV head, i.e. 1/8 of attn_k and attn_v (not 1/16).
-    spec = llama_3_1_8b()
+    spec = LLAMA_3_1_8B
     k_proj = next(t for t in tensor_inventory(spec) if t.name == "attn_k")
     q_proj = next(t for t in tensor_inventory(spec) if t.name == "attn_q")
     assert rank_share(spec, k_proj, 16) == 1 / 8
@@ -78,18 +73,18 @@ def test_mla_latent_projections_and_router_are_replicated():
 
 
 def test_published_size_scales_the_per_tensor_split():
-    spec = llama_3_1_8b()
+    spec = LLAMA_3_1_8B
     rule = tensor_parallel_weights(spec, "BF16", 2, total_bytes=bf16_total(spec))
     doubled = tensor_parallel_weights(spec, "BF16", 2, total_bytes=2 * bf16_total(spec))
     assert doubled.per_rank_bytes == pytest.approx(2 * rule.per_rank_bytes)
 
 
 @pytest.mark.parametrize(("spec", "gpus", "message"), [
-    (llama_3_1_8b(), 3, "--gpus 3: 32 attention heads are not divisible by 3"),
-    (llama_3_1_8b(attention=AttentionShape(48, 8, 128)), 12,
+    (LLAMA_3_1_8B, 3, "--gpus 3: 32 attention heads are not divisible by 3"),
+    (replace(LLAMA_3_1_8B, attention=AttentionShape(48, 8, 128)), 12,
      "--gpus 12: more GPUs than the 8 KV heads must be a multiple of them"),
-    (llama_3_1_8b(attention=AttentionShape(48, 48, 128), intermediate_size=14_400), 6, None),
-    (llama_3_1_8b(intermediate_size=14_337), 2, "--gpus 2: the FFN intermediate size 14337 is not divisible by 2"),
+    (replace(LLAMA_3_1_8B, attention=AttentionShape(48, 48, 128), intermediate_size=14_400), 6, None),
+    (replace(LLAMA_3_1_8B, intermediate_size=14_337), 2, "--gpus 2: the FFN intermediate size 14337 is not divisible by 2"),
     (deepseek_like(), 3, "--gpus 3: 128 attention heads are not divisible by 3"),
 ])
 def test_non_dividing_tensor_parallel_is_a_clear_error(spec, gpus, message):
@@ -128,7 +123,7 @@ def test_uneven_tensor_split():
 
 
 def test_layout_keeps_the_input_embedding_on_the_host_and_copies_a_tied_head():
-    spec = llama_3_1_8b(tie_word_embeddings=True)
+    spec = replace(LLAMA_3_1_8B, tie_word_embeddings=True)
     total = bf16_total(spec)
     layout = llama_cpp_layout(spec, "BF16", total_bytes=total)
     embedding = 128_256 * 4096 * 2

@@ -1,11 +1,20 @@
 """Parameter counts from shapes against hand derivations and the publishers' totals.
 
-Specs are written by hand from /work/shared/data/models.json (config.json values), independent of the config
-parser and of bench/model_specs.py.
+The published models' specs are the hand-written ones of bench/model_specs.py (config.json values from
+/work/shared/data/models.json, each with its source), independent of the config parser.
 """
 
 import pytest
 
+from bench.model_specs import (
+    DEEPSEEK_V3,
+    GEMMA_3_4B,
+    GLM_4_5,
+    GPT_OSS_120B,
+    LLAMA_3_1_8B,
+    QWEN3_30B_A3B,
+    QWEN3_235B_A22B,
+)
 from reports.sizing.errors import SizingError
 from reports.sizing.parameters import count_parameters, tensor_inventory
 from reports.sizing.specs import (
@@ -14,106 +23,9 @@ from reports.sizing.specs import (
     LayerSpec,
     LinearAttentionShape,
     MambaShape,
-    MlaShape,
     ModelSpec,
-    MoeShape,
 )
-
-
-def layers(n, mixer="full", ffn="dense", first_dense=0):
-    return tuple(LayerSpec(mixer, "dense" if i < first_dense else ffn) for i in range(n))
-
-
-# Llama-3.1-8B config.json (LLM-Prof copy): 32 layers, 4096 hidden, 14336 FFN, 32/8 heads, vocab 128256, untied.
-LLAMA_8B = ModelSpec(
-    slug="llama-3.1-8b",
-    name="Llama-3.1-8B",
-    architecture="llama",
-    hidden_size=4096,
-    vocab_size=128256,
-    layers=layers(32),
-    attention=AttentionShape(32, 8, 128),
-    intermediate_size=14336,
-)
-# Qwen3-30B-A3B config.json (InferSim): 48 MoE layers, 2048 hidden, 32/4 heads × 128, 128 experts top-8 × 768.
-QWEN3_30B = ModelSpec(
-    slug="qwen3-30b-a3b",
-    name="Qwen3-30B-A3B",
-    architecture="qwen3_moe",
-    hidden_size=2048,
-    vocab_size=151936,
-    layers=layers(48, ffn="moe"),
-    attention=AttentionShape(32, 4, 128),
-    moe=MoeShape(num_experts=128, experts_per_token=8, expert_intermediate_size=768),
-)
-# Qwen3-235B-A22B config.json (InferSim): 94 MoE layers, 4096 hidden, 64/4 heads × 128, 128 experts top-8 × 1536.
-QWEN3_235B = ModelSpec(
-    slug="qwen3-235b-a22b",
-    name="Qwen3-235B-A22B",
-    architecture="qwen3_moe",
-    hidden_size=4096,
-    vocab_size=151936,
-    layers=layers(94, ffn="moe"),
-    attention=AttentionShape(64, 4, 128),
-    moe=MoeShape(num_experts=128, experts_per_token=8, expert_intermediate_size=1536),
-)
-# DeepSeek-V3 config.json (InferSim, expert keys restored): 61 layers (3 dense × 18432), MLA, 256+1 experts × 2048.
-DEEPSEEK_V3 = ModelSpec(
-    slug="deepseek-v3",
-    name="DeepSeek-V3",
-    architecture="deepseek_v3",
-    hidden_size=7168,
-    vocab_size=129280,
-    layers=layers(61, ffn="moe", first_dense=3),
-    attention=None,
-    intermediate_size=18432,
-    mla=MlaShape(128, 1536, 512, 128, 64, 128),
-    moe=MoeShape(256, 8, 2048, num_shared_experts=1),
-    mtp_layers=1,
-)
-# GLM-4.7 config.json (= GLM-4.5 355B-A32B dims): 92 layers (3 dense × 12288), 96/8 heads × 128, qkv bias,
-# 160+1 experts top-8 × 1536, vocab 151552, 1 MTP layer.
-GLM_45 = ModelSpec(
-    slug="glm-4.5",
-    name="GLM-4.5",
-    architecture="glm4_moe",
-    hidden_size=5120,
-    vocab_size=151552,
-    layers=layers(92, ffn="moe", first_dense=3),
-    attention=AttentionShape(96, 8, 128),
-    intermediate_size=12288,
-    moe=MoeShape(160, 8, 1536, num_shared_experts=1),
-    mtp_layers=1,
-    attention_bias=True,
-)
-# gpt-oss-120b (Megatron-Bridge docs + 20b config.json): 36 layers alternating sliding/full, 2880 hidden,
-# 64/8 heads × 64, attention bias, 128 experts top-4 × 2880, vocab 201088.
-GPT_OSS_120B = ModelSpec(
-    slug="gpt-oss-120b",
-    name="gpt-oss-120b",
-    architecture="gpt_oss",
-    hidden_size=2880,
-    vocab_size=201088,
-    layers=tuple(LayerSpec("sliding" if i % 2 == 0 else "full", "moe") for i in range(36)),
-    attention=AttentionShape(64, 8, 64),
-    moe=MoeShape(128, 4, 2880),
-    attention_bias=True,
-    sliding_window=128,
-    native_dtype="mxfp4",
-)
-# Gemma 3 4B text config.json: 34 layers (5 sliding : 1 global), 2560 hidden, 10240 FFN, 8/4 heads × 256,
-# vocab 262208, tied embeddings.
-GEMMA3_4B = ModelSpec(
-    slug="gemma-3-4b",
-    name="Gemma 3 4B",
-    architecture="gemma3_text",
-    hidden_size=2560,
-    vocab_size=262208,
-    layers=tuple(LayerSpec("full" if (i + 1) % 6 == 0 else "sliding", "dense") for i in range(34)),
-    attention=AttentionShape(8, 4, 256),
-    intermediate_size=10240,
-    tie_word_embeddings=True,
-)
+from tests.engine.specs import stated_parameters_only
 
 
 def within(value, published, tolerance=0.01):
@@ -124,7 +36,7 @@ def test_llama_3_1_8b_exact():
     # embeddings: 2 × 128256 × 4096 = 1,050,673,152 (untied)
     # per layer: q 4096² + k 4096×1024 + v 4096×1024 + o 4096² = 41,943,040; FFN 3 × 4096 × 14336 = 176,160,768;
     #            2 norms × 4096 = 8,192 → 218,112,000; plus output_norm 4,096
-    count = count_parameters(LLAMA_8B)
+    count = count_parameters(LLAMA_3_1_8B)
     assert count.total == 1_050_673_152 + 32 * 218_112_000 + 4_096 == 8_030_261_248
     assert count.active == count.total
     assert within(count.total, 8.03e9)
@@ -134,7 +46,7 @@ def test_qwen3_30b_a3b_total_and_active():
     # embeddings 2 × 151936 × 2048 = 622,329,856
     # per layer: attention 2048×4096 + 2×2048×512 + 4096×2048 = 18,874,368; q/k norms 2×128; 2 norms × 2048;
     #            router 2048 × 128 = 262,144; experts 128 × 3 × 2048 × 768 = 603,979,776 → 623,120,640
-    count = count_parameters(QWEN3_30B)
+    count = count_parameters(QWEN3_30B_A3B)
     assert count.total == 622_329_856 + 48 * 623_120_640 + 2_048
     # active: the 120 unused experts of 128 drop out: 48 × 603,979,776 × 120/128
     assert count.active == count.total - 48 * 603_979_776 * 120 // 128
@@ -145,7 +57,7 @@ def test_qwen3_30b_a3b_total_and_active():
 
 
 def test_qwen3_235b_a22b():
-    count = count_parameters(QWEN3_235B)
+    count = count_parameters(QWEN3_235B_A22B)
     assert within(count.total, 235e9)
     assert within(count.active, 22e9)
 
@@ -168,7 +80,7 @@ def test_deepseek_v3_total_active_and_mtp():
 
 
 def test_glm_4_5():
-    count = count_parameters(GLM_45)
+    count = count_parameters(GLM_4_5)
     assert within(count.total, 355e9)  # 352.8 B without the MTP layer (−0.6 %), 356.8 B with it
     # GLM's "32B active" leaves out embedding and output head: 33.63 − 2 × 0.776 = 32.08 B
     assert within(count.active - count.embedding - count.output, 32e9)
@@ -186,7 +98,7 @@ def test_gemma_3_4b_text_part():
     # Compared with llama.cpp's "model params = 3.88 B" for the text GGUF (no vision tower):
     # tied embedding 262208 × 2560 = 671,252,480; per layer q 2560×2048 + k,v 2560×1024 + o 2048×2560
     # = 15,728,640, FFN 3 × 2560 × 10240 = 78,643,200, q/k norms 2 × 256, 4 norms × 2560 → 94,382,592
-    count = count_parameters(GEMMA3_4B)
+    count = count_parameters(GEMMA_3_4B)
     assert count.total == 671_252_480 + 34 * 94_382_592 + 2_560
     assert count.output == 0
     assert within(count.total, 3.88e9)
@@ -219,8 +131,8 @@ def test_inventory_names_follow_gguf():
 
 
 def test_tied_embeddings_have_no_output_tensor():
-    assert not any(t.name == "output" for t in tensor_inventory(GEMMA3_4B))
-    assert any(t.name == "output" for t in tensor_inventory(LLAMA_8B))
+    assert not any(t.name == "output" for t in tensor_inventory(GEMMA_3_4B))
+    assert any(t.name == "output" for t in tensor_inventory(LLAMA_3_1_8B))
 
 
 def test_hybrid_mixers():
@@ -280,18 +192,7 @@ def test_mamba_and_conv_mixers():
 
 
 def test_spec_without_shapes_returns_stated_counts_flagged():
-    spec = ModelSpec(
-        slug="x",
-        name="x",
-        architecture="unknown",
-        hidden_size=0,
-        vocab_size=0,
-        layers=(),
-        attention=None,
-        stated_params_total=100e9,
-        stated_params_active=10e9,
-        confidence="estimated",
-    )
+    spec = stated_parameters_only(total=100e9, active=10e9)
     count = count_parameters(spec)
     assert (count.total, count.active, count.estimated) == (100e9, 10e9, True)
     with pytest.raises(SizingError, match="no layer shapes"):

@@ -13,6 +13,7 @@ from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import GGML_TYPES, QUANT_FORMATS, quant_format
 from reports.sizing.specs import AttentionShape, LayerSpec, ModelSpec, MoeShape
 from reports.sizing.weights import GGUF_HEADER_BYTES_PER_VOCAB_ENTRY, layer_bytes, sized_tensors, weight_bytes
+from tests.engine.specs import stated_parameters_only
 
 GIB = 2**30
 
@@ -142,17 +143,7 @@ def test_row_length_not_multiple_of_256_falls_back():
 
 
 def test_tied_embedding_gets_output_type():
-    tied = ModelSpec(
-        slug="t",
-        name="t",
-        architecture="gemma3_text",
-        hidden_size=256,
-        vocab_size=1000,
-        layers=(LayerSpec("full", "dense"),),
-        attention=AttentionShape(2, 1, 128),
-        intermediate_size=512,
-        tie_word_embeddings=True,
-    )
+    tied = replace(TINY, architecture="gemma3_text", tie_word_embeddings=True)
     # llama-quant.cpp: with no output.weight, token_embd is quantized like the output (Q4_0 file → Q6_K)
     assert weight_bytes(tied, "Q4_0").embedding_bytes == 1000 * 210
 
@@ -233,18 +224,7 @@ def test_dynamic_quant_without_size_uses_nearest_rule():
 
 
 def test_estimated_model_uses_stated_parameters():
-    spec = ModelSpec(
-        slug="x",
-        name="x",
-        architecture="unknown",
-        hidden_size=0,
-        vocab_size=0,
-        layers=(),
-        attention=None,
-        stated_params_total=100e9,
-        stated_params_active=10e9,
-        confidence="estimated",
-    )
+    spec = stated_parameters_only(total=100e9, active=10e9)
     w = weight_bytes(spec, "Q8_0")
     assert w.source == "stated parameters × format bpw (estimated)"
     assert w.total_bytes == 100e9 * QUANT_FORMATS["Q8_0"].bits_per_weight / 8
