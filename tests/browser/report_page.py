@@ -76,7 +76,8 @@ def field_error(page: Page, field: str) -> Locator:
 
 
 def is_htmx(response: Response) -> bool:
-    return response.request.headers.get("hx-request") == "true"
+    """The configurator's answer to a change (not the follow-up request for the longer sections, part=details)."""
+    return response.request.headers.get("hx-request") == "true" and "part=details" not in response.url
 
 
 def choose(page: Page, field: str, value: str, *, changes: Locator | None = None) -> str | None:
