@@ -102,3 +102,15 @@ def test_listings_validate_and_match_the_command(client):
 
 def test_only_safe_methods(client):
     assert client.post("/api/v1/estimate?model=x&gpu=y").status_code == 405
+
+
+def test_the_page_shows_the_figures_the_api_returns(client):
+    """One engine call behind both faces: the report's required memory and decode speed are the API's, formatted."""
+    from reports import formatting
+
+    payload = client.get("/api/v1/estimate?model=glm-4-5&gpu=instinct-mi325x-256gb&context=32768").json()
+    body = client.get("/en/report/glm-4-5/instinct-mi325x-256gb/?context=32768").content.decode()
+    required = formatting.number(payload["memory_gib"]["required"], "en", 2)
+    decode = formatting.significant(payload["decode_tok_s"], "en")
+    assert f'<dt>Required memory</dt><dd class="big">{required} GiB</dd>' in body
+    assert f"~{decode} tok/s" in body
