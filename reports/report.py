@@ -153,6 +153,11 @@ class ReportPage:
             return None
         return plan, estimate_speeds(self.model, self.hardware, scenario, plan, count_parameters(self.model))
 
+    @cached_property
+    def parameters(self):
+        """Total and active parameters from the shapes (stated counts for a model without config.json)."""
+        return count_parameters(self.model)
+
     @property
     def attention(self) -> str:
         return attention_kind(self.model)
