@@ -22,7 +22,7 @@ def load_config_json(text: str) -> dict:
         raise ValidationError(_("config.json is larger than %(kb)d KB.") % {"kb": MAX_CONFIG_BYTES // 1024})
     try:
         config = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an int over 4,300 digits
         raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
     if not isinstance(config, dict):
         raise ValidationError(_("A config.json is a JSON object ({…}), not a list or a single value."))
