@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -16,13 +17,29 @@ from reports.sizing.errors import ConfigError
 MAX_CONFIG_BYTES = 256 * 1024
 
 
+def _finite_float(text: str) -> float:
+    """JSON numbers only: 1e999 would become infinity, which no database JSON column (and no config) holds."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def load_config_json(text: str) -> dict:
     """Parse pasted or uploaded config.json text into a dict, or raise ValidationError saying what is wrong."""
     if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
         raise ValidationError(_("config.json is larger than %(kb)d KB.") % {"kb": MAX_CONFIG_BYTES // 1024})
     try:
-        config = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an int over 4,300 digits
+        config = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, an int over 4,300 digits, NaN/Infinity
+        raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
+    try:
+        json.dumps(config, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate escape such as "\ud800" is not text
         raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
     if not isinstance(config, dict):
         raise ValidationError(_("A config.json is a JSON object ({…}), not a list or a single value."))

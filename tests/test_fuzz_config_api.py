@@ -15,8 +15,8 @@ so a 5xx fails with its traceback and the shrunk example):
   config on custom hardware, and the compare page: 200, 400 or 404.
 
 1,425 cases in all (hypothesis' example database is off, so every run draws afresh), 40-50 s on 2 cores.
-Known defects this file found are excluded from the strategies and pinned by strict xfail tests at the end:
-the fuzzing stays green, and a fix turns those tests into failures that ask for the exclusion to go.
+The defects this file found (non-finite numbers, lone surrogates, layer kinds without their shapes) are fixed;
+regression tests for each stand at the end, and the strategies draw those inputs again.
 """
 
 from __future__ import annotations
@@ -43,9 +43,6 @@ from catalog.models import Accelerator, LLMModel, SubmittedConfig
 from catalog.submissions import URL_HASH_LENGTH, submit_config
 from reports.forms import HARDWARE_BACKENDS, HARDWARE_KINDS, KV_DTYPES
 from reports.report import quant_choices
-from reports.sizing.config_parser import parse_config
-from reports.sizing.errors import ConfigError, SizingError
-from reports.sizing.parameters import count_parameters
 from tests.factories import LLAMA_3_1_8B_CONFIG
 
 pytestmark = pytest.mark.django_db
@@ -110,8 +107,8 @@ HOSTILE_STRINGS = ("", " ", "32", "0x20", "1e3", "NaN", "null", "true", "[]", "{
                    "{{ 7|add:7 }}", "../../etc/passwd", "\x00", "ü" * 300, "😀" * 100, "\u202e\ufeff",
                    "a" * 5_000)
 
-# Not NaN/Infinity: they are a known defect (test_known_defect_nan_in_a_config_is_refused).
-finite_floats = st.floats(allow_nan=False, allow_infinity=False)
+# NaN and ±Infinity included: json.dumps writes them as NaN/Infinity, which load_config_json must refuse.
+finite_floats = st.floats()
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.sampled_from(EXTREME_INTS),
     finite_floats, st.sampled_from((0.5, -0.0, 32.0, 1e308, -1e308, 5e-324, 4096.000001)),
@@ -206,22 +203,8 @@ def assert_accepted_or_refused(client: Client, response, hardware: str) -> None:
     assert_api_answer(client.get(f"/api/v1/estimate?config={config_hash}&gpu={hardware}"))
 
 
-def accepted_but_inconsistent(config: Any) -> bool:
-    """The known defect pinned by test_known_defect_layer_types_without_their_shape_are_refused: the parser
-    accepts the config, but its spec names a layer kind (conv, mamba, linear) it has no shape for."""
-    try:
-        spec = parse_config(config)
-    except ConfigError:
-        return False
-    try:
-        count_parameters(spec)
-    except SizingError:
-        return True
-    return False
-
-
 @settings(FUZZ, max_examples=250)
-@given(config=mutated_configs().filter(lambda config: not accepted_but_inconsistent(config)),
+@given(config=mutated_configs(),
        upload=st.booleans(), ascii_only=st.booleans(), data=st.data())
 def test_mutated_real_configs(client, config, upload, ascii_only, data):
     body = json.dumps(config, ensure_ascii=ascii_only)
@@ -315,7 +298,7 @@ def test_bodies_that_are_not_the_form(client, body, content_type):
 
 
 @settings(FUZZ, max_examples=15)
-@given(config=mutated_configs().filter(lambda config: not accepted_but_inconsistent(config)),
+@given(config=mutated_configs(),
        lang=st.sampled_from(LANGUAGES), htmx=st.booleans(), data=st.data())
 def test_report_pages_of_accepted_hostile_configs(client, config, lang, htmx, data):
     """What the config form accepts, its report renders (on a random accelerator, at a random context)."""
@@ -535,35 +518,22 @@ def test_the_config_check_rejects_a_refusal_without_a_message_and_a_stray_redire
         assert_accepted_or_refused(client, stray, "rtx-4090")
 
 
-# --- known defects (found by this file; excluded from the strategies above until fixed) ---------------------
+# --- defects this file found, now fixed: regression tests ---------------------------------------------------
 
-@pytest.mark.xfail(strict=True, raises=SubmittedConfig.DoesNotExist, reason=(
-    "defect: json.loads accepts NaN/Infinity (not JSON) and turns 1e999 into inf; SubmittedConfig's "
-    "JSONField then fails the database's JSON_VALID check (IntegrityError), submit_config takes it for a "
-    "concurrent insert and .get() raises DoesNotExist: a 500. load_config_json should refuse non-finite "
-    "numbers (json.loads(..., parse_constant=..., parse_float=...))."))
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity", "1e999"])
-def test_known_defect_nan_in_a_config_is_refused(client, constant):
+def test_non_finite_numbers_in_a_config_are_refused(client, constant):
     response = post_config(client, inside_llama("rope_scaling_factor", constant))
     assert response.status_code == 400 and "JSON" in field_error(response.content.decode())
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeEncodeError, reason=(
-    "defect: a lone surrogate escape (\"\\ud800\") parses into a str that cannot be encoded as UTF-8: "
-    "catalog.submissions.config_hash raises UnicodeEncodeError, a 500. load_config_json should refuse it."))
 @pytest.mark.parametrize("text", [inside_llama("_name_or_path", '"\\ud800"'), inside_llama("\\udfff", "1")])
-def test_known_defect_a_lone_surrogate_in_a_config_is_refused(client, text):
+def test_a_lone_surrogate_in_a_config_is_refused(client, text):
     response = post_config(client, text)
     assert response.status_code == 400 and field_error(response.content.decode())
 
 
-@pytest.mark.xfail(strict=True, raises=SizingError, reason=(
-    "defect: parse_config accepts layer_types naming a layer kind the family has no shape for (a llama "
-    "config with conv, mamba or linear_attention layers); the spec is inconsistent and count_parameters, "
-    "called by pages.default_hardware_for in config_new after the config is stored, raises SizingError: "
-    "a 500"))
 @pytest.mark.parametrize("layer_type", ["conv", "mamba", "linear_attention"])
-def test_known_defect_layer_types_without_their_shape_are_refused(client, layer_type):
+def test_layer_types_without_their_shape_are_refused(client, layer_type):
     config = {**LLAMA_3_1_8B_CONFIG, "layer_types": [layer_type] * LLAMA_3_1_8B_CONFIG["num_hidden_layers"]}
     response = post_config(client, json.dumps(config))
     assert response.status_code == 400 and "layer_types" in field_error(response.content.decode())

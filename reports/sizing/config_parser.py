@@ -167,8 +167,35 @@ def parse_config(config: Any, *, slug: str = "", name: str = "") -> ModelSpec:
         hf_repo=_hf_repo(config),
         **fields,
     )
+    _check_layer_shapes(spec)
     _check_plausible_size(spec)
     return spec
+
+
+# The shape each kind of layer needs (ModelSpec fields), so a layer_types entry naming a kind the family has no
+# shape for is refused here, with its name, instead of failing later in the engine.
+_MIXER_SHAPES = {"full": ("attention", "mla"), "sliding": ("attention",), "chunked": ("attention",),
+                 "linear": ("linear_attention",), "mamba": ("mamba",), "conv": ("conv",)}
+_MIXER_KEYS = {"full": "full_attention", "sliding": "sliding_attention", "chunked": "chunked_attention",
+               "linear": "linear_attention", "mamba": "mamba", "conv": "conv"}
+
+
+def _check_layer_shapes(spec: ModelSpec) -> None:
+    for mixer in sorted({layer.mixer for layer in spec.layers}):
+        shapes = _MIXER_SHAPES.get(mixer)
+        if shapes and all(getattr(spec, shape) is None for shape in shapes):
+            raise ConfigError(f"config.json 'layer_types' has {_MIXER_KEYS[mixer]!r} layers, but this "
+                              f"'{spec.architecture}' config has no shape for them")
+    mixers = {layer.mixer for layer in spec.layers}
+    if "sliding" in mixers and not spec.sliding_window:
+        raise ConfigError("config.json has sliding-attention layers but no 'sliding_window'")
+    if "chunked" in mixers and not spec.attention_chunk_size:
+        raise ConfigError("config.json has chunked-attention layers but no 'attention_chunk_size'")
+    ffns = {layer.ffn for layer in spec.layers}
+    if "moe" in ffns and spec.moe is None:
+        raise ConfigError("config.json has MoE layers but no expert shapes")
+    if "dense" in ffns and not spec.intermediate_size:
+        raise ConfigError("config.json has dense feed-forward layers but no 'intermediate_size'")
 
 
 def _model_type(config: Mapping[str, Any], text: Mapping[str, Any] | None) -> str:

@@ -255,9 +255,6 @@ def test_compare_three_accelerators_in_place_then_reload_and_switch_language(pag
     assert log.failed_responses == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: compare.html does not load static/js/report.js, whose syncLanguageLinks() rewrites the header's "
-    "language links after htmx pushes a URL; so the links keep the query of the first render"))
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_language_switch_keeps_a_compare_selection_made_with_htmx(page, lang):
     """Without a reload in between: the header was rendered before htmx pushed the selection into the URL."""
