@@ -17,6 +17,25 @@ from reports.sizing.errors import ConfigError
 MAX_CONFIG_BYTES = 256 * 1024
 
 
+# Real configs nest 3–4 levels (text_config → rope_scaling → …); databases refuse JSON past ~1,000 (SQLite's
+# JSON_VALID), so anything deeper than this is refused up front, with a message.
+MAX_CONFIG_DEPTH = 32
+
+
+def _nesting_depth(value) -> int:
+    """Deepest nesting of dicts and lists, without recursion (a hostile body may nest thousands of levels)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if deepest > MAX_CONFIG_DEPTH:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _finite_float(text: str) -> float:
     """JSON numbers only: 1e999 would become infinity, which no database JSON column (and no config) holds."""
     value = float(text)
@@ -43,6 +62,9 @@ def load_config_json(text: str) -> dict:
         raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
     if not isinstance(config, dict):
         raise ValidationError(_("A config.json is a JSON object ({…}), not a list or a single value."))
+    if _nesting_depth(config) > MAX_CONFIG_DEPTH:
+        raise ValidationError(_("config.json nests objects and lists deeper than %(depth)d levels.") % {
+            "depth": MAX_CONFIG_DEPTH})
     try:
         parse_config(config)
     except ConfigError as exc:

@@ -44,8 +44,11 @@ def submit_config(config: dict) -> SubmittedConfig:
     try:
         with transaction.atomic():
             return SubmittedConfig.objects.create(sha256=digest, config=config, name=display_name(config))
-    except IntegrityError:  # submitted concurrently by someone else
-        return SubmittedConfig.objects.get(sha256=digest)
+    except IntegrityError:  # submitted concurrently by someone else — or a database check failed
+        concurrent = SubmittedConfig.objects.filter(sha256=digest).first()
+        if concurrent is None:
+            raise
+        return concurrent
 
 
 def find_submitted(short_hash: str) -> SubmittedConfig | None:

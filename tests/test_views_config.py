@@ -141,3 +141,18 @@ def test_admin_promotes_a_submitted_config_in_one_step(admin_client, client):
     submitted.refresh_from_db()
     assert submitted.promoted_to == model
     assert admin_client.get("/admin/catalog/submittedconfig/").status_code == 200
+
+
+@pytest.mark.parametrize("depth, message", [
+    (100, "deeper than 32"),  # parsed, then refused by the depth check
+    # Python 3.13's parser reads this (3.12 stops with a recursion error: "not valid JSON"); SQLite's JSON_VALID
+    # refuses it past 1,000 levels, so it must never reach the database
+    (2000, ""),
+])
+def test_deeply_nested_json_is_refused_with_a_message(client, depth, message):
+    text = json.dumps(LLAMA_3_1_8B_CONFIG)[:-1] + ', "extra": ' + "[" * depth + "]" * depth + "}"
+    response = client.post("/en/config/", {"config_text": text})
+    assert response.status_code == 400
+    error = field_error(response.content.decode(), "config_text")
+    assert message in error and error
+    assert SubmittedConfig.objects.count() == 0
