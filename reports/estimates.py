@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.core.cache import cache
 from django.db import connection
 
 from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize
@@ -100,8 +101,23 @@ def catalog_listing() -> Listing:
 VERSIONED_MODELS = (LLMModel, PublishedFileSize, Accelerator, HardwarePrice, CloudOffer)
 
 
+CATALOG_VERSION_KEY = "catalog-version"
+# How long an app server trusts the version it cached. Saves and deletes in the admin clear it at once in the shared
+# cache (Redis); app servers with only a per-process cache see another server's admin edit within this time.
+CATALOG_VERSION_SECONDS = 5
+
+
 def catalog_version() -> tuple:
-    """Changes whenever a catalog row is added, edited or deleted: one query over the catalog tables."""
+    """Changes whenever a catalog row is added, edited or deleted. Read from the cache (a cached page then costs no
+    query); computed by one query over the catalog tables when the cache has none."""
+    version = cache.get(CATALOG_VERSION_KEY)
+    if version is None:
+        version = catalog_version_from_database()
+        cache.set(CATALOG_VERSION_KEY, version, CATALOG_VERSION_SECONDS)
+    return version
+
+
+def catalog_version_from_database() -> tuple:
     parts = []
     for model in VERSIONED_MODELS:
         table = connection.ops.quote_name(model._meta.db_table)
@@ -109,6 +125,11 @@ def catalog_version() -> tuple:
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join(parts))
         return tuple(cursor.fetchone())
+
+
+def forget_catalog_version(**kwargs) -> None:
+    """Signal receiver: a catalog row was saved or deleted."""
+    cache.delete(CATALOG_VERSION_KEY)
 
 
 _snapshot_cache: dict[str, tuple[tuple, CatalogSnapshot]] = {}
