@@ -13,7 +13,6 @@ from babel import Locale
 from babel.dates import format_date as babel_format_date
 from babel.numbers import NumberPattern, format_percent, parse_pattern
 
-NOT_PUBLISHED = None  # formatters return None for a missing value; templates say "not published"
 
 
 @lru_cache(maxsize=8)

@@ -6,7 +6,7 @@ calls a section needs and packs their results for the templates. Formatting happ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from django.http import QueryDict
@@ -116,7 +116,6 @@ class ReportPage:
     catalog: CatalogSnapshot
     route: ReportRoute
     estimate: Estimate | None = None
-    errors: list[str] = field(default_factory=list)
     hardware_form: CustomHardwareForm | None = None  # "my hardware": the visitor's own accelerator, not a catalog one
 
     @property

@@ -5,6 +5,7 @@ import re
 import pytest
 
 
+# The seed catalog is in the test database (conftest.django_db_setup loads it once per session).
 pytestmark = pytest.mark.django_db
 
 # Dense GQA, MoE+GQA, MLA+DSA, sliding window, hybrid linear attention, an estimated model without config.json.
@@ -20,18 +21,13 @@ SAMPLE_PAIRS = [
 ]
 
 
-@pytest.fixture
-def catalog(db):
-    """The seed catalog (loaded once per session by conftest.django_db_setup)."""
-
-
 def url(model, hardware, lang="en", query=""):
     return f"/{lang}/report/{model}/{hardware}/" + (f"?{query}" if query else "")
 
 
 @pytest.mark.parametrize("model, hardware", SAMPLE_PAIRS)
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_every_section_renders_for_the_hard_cases(client, catalog, model, hardware, lang):
+def test_every_section_renders_for_the_hard_cases(client, db, model, hardware, lang):
     response = client.get(url(model, hardware, lang))
     assert response.status_code == 200, response.content[:500]
     body = response.content.decode()
@@ -41,7 +37,7 @@ def test_every_section_renders_for_the_hard_cases(client, catalog, model, hardwa
     assert f'<html lang="{lang}">' in body
 
 
-def test_page_shows_the_engines_figures(client, catalog):
+def test_page_shows_the_engines_figures(client, db):
     body = client.get(url("glm-4-5", "instinct-mi325x-256gb")).content.decode()
     # GLM-4.5 at 8K with FP16 KV: 2 × 92 layers × 8 KV heads × 128 × 2 B × 8,192 = 2.875 GiB (seed: 2.88)
     assert "2.88 GiB" in body
@@ -49,13 +45,13 @@ def test_page_shows_the_engines_figures(client, catalog):
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in body
 
 
-def test_german_page_uses_german_number_format(client, catalog):
+def test_german_page_uses_german_number_format(client, db):
     body = client.get(url("glm-4-5", "instinct-mi325x-256gb", "de")).content.decode()
     assert "2,88 GiB" in body
     assert "Passt mit sicherer Reserve" in body
 
 
-def test_htmx_request_gets_only_the_results_partial(client, catalog):
+def test_htmx_request_gets_only_the_results_partial(client, db):
     full = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=32768"))
     partial = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=32768"),
                          headers={"HX-Request": "true"})
@@ -67,7 +63,7 @@ def test_htmx_request_gets_only_the_results_partial(client, catalog):
     assert "HX-Request" in partial["Vary"]
 
 
-def test_query_string_changes_the_numbers(client, catalog):
+def test_query_string_changes_the_numbers(client, db):
     base = client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode()
     longer = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="context=131072")).content.decode()
     # Llama-3.1-8B KV: 131,072 B/token → 1.00 GiB at 8K, 16.00 GiB at 128K
@@ -81,7 +77,7 @@ def test_query_string_changes_the_numbers(client, catalog):
     ("quant=NOPE", "quant", "valid choice"),
     ("gpus=3&engine=vllm", "gpus", "divisible"),
 ])
-def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, catalog, query, field, message):
+def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, db, query, field, message):
     response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query=query))
     assert response.status_code == 400
     body = response.content.decode()
@@ -89,11 +85,11 @@ def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, catalog
     assert error and message in error.group(1), body[:2000]
 
 
-def test_unknown_slugs_are_404(client, catalog):
+def test_unknown_slugs_are_404(client, db):
     assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
     assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404
 
 
-def test_an_estimated_model_is_marked_estimated(client, catalog):
+def test_an_estimated_model_is_marked_estimated(client, db):
     body = client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
     assert "badge-estimated" in body
