@@ -164,14 +164,10 @@ class ReportPage:
     # ---- section 3: the memory bar
     @cached_property
     def memory_bar(self) -> dict:
-        e = self.estimate
-        kv = e.kv.total_bytes if e.kv is not None else 0.0
-        placement = e.placement
-        offloaded = placement.offloaded_bytes
-        on_gpu_weights = max(e.memory.weights_loaded_bytes - placement.offloaded_weight_bytes, 0.0)
-        parts = [("weights", on_gpu_weights / GIB), ("kv", max(kv - placement.offloaded_kv_bytes, 0.0) / GIB),
-                 ("runtime", e.memory.runtime_bytes / GIB), ("offload", offloaded / GIB)]
-        usable_total = e.fit.usable_bytes_per_gpu * e.fit.gpus / GIB
+        memory = self.estimate.memory
+        parts = [("weights", memory.weights_in_gpu_memory_bytes / GIB), ("kv", memory.kv_in_gpu_memory_bytes / GIB),
+                 ("runtime", memory.runtime_bytes / GIB), ("offload", memory.placement.offloaded_bytes / GIB)]
+        usable_total = memory.usable_bytes_all_gpus / GIB
         segments, marker = stacked_bar(parts, usable_total)
         return {"segments": segments, "marker": marker, "usable_gib": usable_total}
 
@@ -285,7 +281,7 @@ class ReportPage:
                 continue
             points.append(ContextPoint(context, plan.fit.required_bytes,
                                        plan.kv.total_bytes if plan.kv is not None else 0.0,
-                                       plan.fit.required_bytes <= plan.fit.usable_bytes_per_gpu * plan.fit.gpus))
+                                       plan.fit.required_bytes <= plan.usable_bytes_all_gpus))
         return points
 
     @cached_property
@@ -293,7 +289,7 @@ class ReportPage:
         points = self.context_points
         if len(points) < 2:
             return None
-        usable = self.estimate.fit.usable_bytes_per_gpu * self.estimate.fit.gpus / GIB
+        usable = self.estimate.memory.usable_bytes_all_gpus / GIB
         return vram_chart([(p.context, p.required_bytes / GIB) for p in points], usable)
 
     # ---- section 14

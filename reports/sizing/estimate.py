@@ -153,6 +153,20 @@ class MemoryPlan:
     def placement(self) -> Placement:
         return self.fit.placement
 
+    @property
+    def weights_in_gpu_memory_bytes(self) -> float:
+        """Weights not moved to system RAM (the memory bar's weights segment)."""
+        return max(self.weights_loaded_bytes - self.placement.offloaded_weight_bytes, 0.0)
+
+    @property
+    def kv_in_gpu_memory_bytes(self) -> float:
+        """KV cache and state of the blocks that stay on the GPUs."""
+        return max(self.kv_bytes - self.placement.offloaded_kv_bytes, 0.0)
+
+    @property
+    def usable_bytes_all_gpus(self) -> float:
+        return self.fit.usable_bytes_per_gpu * self.fit.gpus
+
 
 def engine_usable_bytes(hardware: HardwareSpec, scenario: Scenario) -> float:
     """Usable memory per GPU for this engine (vLLM: also capped by its gpu_memory_utilization budget)."""
