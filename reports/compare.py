@@ -8,7 +8,6 @@ from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
 from reports.forms import ConfiguratorForm
-from reports.report import quant_choices
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate
 from reports.sizing.economics import cost_per_million_tokens, fleet_power_w, price_per_usable_gb
@@ -99,5 +98,5 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
     return columns
 
 
-def compare_form(model: ModelSpec, query: QueryDict) -> ConfiguratorForm:
-    return ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context, default_budget=None)
+def compare_form(model: ModelSpec, query: QueryDict, catalog: CatalogSnapshot) -> ConfiguratorForm:
+    return ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context, default_budget=None)

@@ -12,10 +12,12 @@ from functools import cached_property
 from django.core.cache import cache
 from django.db import connection
 
-from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize
+from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize, QuantFormat
 from catalog.specs import hardware_spec, kv_proxy_for, model_spec, offer_spec
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, estimate
+from reports.sizing.quant import QUANT_FORMATS
+from reports.sizing.recommend import by_memory
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 
@@ -35,6 +37,16 @@ class CatalogSnapshot:
     def hardware(self) -> dict[str, HardwareSpec]:
         rows = Accelerator.objects.prefetch_related("prices")
         return {row.slug: hardware_spec(row, price_usd=_latest_new_price(row)) for row in rows}
+
+    @cached_property
+    def quant_names(self) -> list[str]:
+        """Catalog formats the engine can size, in the catalog's order (the configurator's choices)."""
+        names = QuantFormat.objects.order_by("sort_order", "name").values_list("name", flat=True)
+        return [name for name in names if name.upper() in QUANT_FORMATS]
+
+    @cached_property
+    def hardware_by_memory(self) -> tuple[HardwareSpec, ...]:
+        return by_memory(self.hardware.values())
 
     @cached_property
     def offers(self) -> tuple[CloudOfferSpec, ...]:

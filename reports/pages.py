@@ -21,9 +21,8 @@ from django.urls import NoReverseMatch, reverse
 from catalog.models import LLMModel
 from reports.estimates import CatalogSnapshot
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
-from reports.sizing.advice import feasible_plan
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import MemoryPlan, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.estimate import MemoryPlan, attention_kind, estimate_speeds, fitting_plan, plan_memory
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
@@ -297,12 +296,11 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
                         ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, MemoryPlan] | None:
     """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
 
-    feasible_plan rejects hopeless formats on a weights lower bound without planning them; the smallest format is
-    tried first, so a model too large for the accelerator costs one lookup instead of the whole ladder.
+    fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them; the smallest
+    format is tried first, so a model too large for the accelerator costs one lookup instead of the whole ladder.
     """
     def fitting(quant: str) -> MemoryPlan | None:
-        plan = feasible_plan(model, hardware, replace(scenario, quant=quant))
-        return plan if plan is not None and plan.fit.fits else None
+        return fitting_plan(model, hardware, replace(scenario, quant=quant))
 
     if fitting(ladder[-1]) is None:
         return None
@@ -445,8 +443,8 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
     fitting = []
     for row in catalog.model_rows:
         model = catalog.model(row.slug)
-        plan = feasible_plan(model, hardware, scenario)
-        if plan is None or not plan.fit.fits:
+        plan = fitting_plan(model, hardware, scenario)
+        if plan is None:
             continue
         params = count_parameters(model)
         decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s

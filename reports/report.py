@@ -12,7 +12,6 @@ from functools import cached_property
 from django.http import QueryDict
 from django.urls import reverse
 
-from catalog.models import QuantFormat
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
@@ -22,11 +21,12 @@ from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.errors import SizingError
-from reports.sizing.advice import FitOption, feasible_plan, fit_options
-from reports.sizing.estimate import Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, plan_memory
+from reports.sizing.advice import FitOption, fit_options
+from reports.sizing.estimate import (
+    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, fitting_plan, plan_memory,
+)
 from reports.sizing.parameters import count_parameters
-from reports.sizing.recommend import Recommendations, recommend_hardware
-from reports.sizing.quant import QUANT_FORMATS
+from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 GIB = 2**30
@@ -43,12 +43,6 @@ def report_path(model_slug: str, hardware_slug: str) -> str:
     """The report URL in the active language; one reverse() per page instead of one per link (~0.2 ms each)."""
     pattern = reverse("reports:report", kwargs={"model_slug": "MODEL-SLUG", "hardware_slug": "HARDWARE-SLUG"})
     return pattern.replace("MODEL-SLUG", model_slug, 1).replace("HARDWARE-SLUG", hardware_slug, 1)
-
-
-def quant_choices() -> list[str]:
-    """Catalog formats the engine can size, in the catalog's order."""
-    names = QuantFormat.objects.order_by("sort_order", "name").values_list("name", flat=True)
-    return [name for name in names if name.upper() in QUANT_FORMATS]
 
 
 @dataclass(frozen=True)
@@ -215,8 +209,7 @@ class ReportPage:
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
-        plan = feasible_plan(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus))
-        return plan is not None and plan.fit.fits
+        return fitting_plan(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus)) is not None
 
     @cached_property
     def rent_vs_buy(self) -> RentVsBuy | None:
@@ -309,16 +302,10 @@ class ReportPage:
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
                                   plan.fit.verdict, speeds.decode.tokens_per_s,
-                                  self._smallest_fit(replace(scenario, gpus=1)), plan.weights.source))
+                                  smallest_fitting(self.model, replace(scenario, gpus=1),
+                                                   self.catalog.hardware_by_memory), plan.weights.source))
         return rows
 
-    def _smallest_fit(self, scenario: Scenario) -> HardwareSpec | None:
-        """The catalog accelerator with the least memory (then the lowest price) on which one GPU holds it."""
-        for accelerator in sorted(self.catalog.hardware.values(), key=lambda h: (h.memory_gb, h.price_usd or 0)):
-            plan = feasible_plan(self.model, accelerator, scenario)
-            if plan is not None and plan.fit.fits:
-                return accelerator
-        return None
 
     # ---- sections 6 and 7
     @cached_property
@@ -359,7 +346,8 @@ class ReportPage:
     def other_model_links(self) -> list[tuple[str, str]]:
         if self.custom_hardware:
             return []  # the catalog's reports are for catalog accelerators
-        return [(row.name, report_path(row.slug, self.hardware.slug))
+        pattern = report_path("MODEL-SLUG", self.hardware.slug)
+        return [(row.name, pattern.replace("MODEL-SLUG", row.slug, 1))
                 for row in self.catalog.model_rows if row.slug != self.model.slug]
 
     def path_on(self, hardware_slug: str) -> str:
@@ -369,7 +357,7 @@ class ReportPage:
 def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,
                  route: ReportRoute, hardware_form: CustomHardwareForm | None = None) -> ReportPage:
     """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
-    form = ConfiguratorForm(query, quant_names=quant_choices(), max_context=model.max_context,
+    form = ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context,
                             default_budget=hardware.price_usd)
     page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
     if not form.is_valid():

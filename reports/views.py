@@ -202,7 +202,7 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
         return not_found(request, pages.model_not_found(catalog, model_slug))
     model = catalog.model(model_slug)
     choices, rejected = parse_choices(selection_from_query(request.GET), catalog)
-    form = compare_form(model, request.GET)
+    form = compare_form(model, request.GET, catalog)
     columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
     context = {"model": model, "model_row": model_row, "form": form, "choices": choices, "rejected": rejected,
                "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),

@@ -42,7 +42,7 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from catalog.models import Accelerator, LLMModel, SubmittedConfig
 from catalog.submissions import URL_HASH_LENGTH, submit_config
 from reports.forms import HARDWARE_BACKENDS, HARDWARE_KINDS, KV_DTYPES
-from reports.report import quant_choices
+from reports.estimates import CatalogSnapshot
 from tests.factories import LLAMA_3_1_8B_CONFIG
 
 pytestmark = pytest.mark.django_db
@@ -333,7 +333,7 @@ def plausible_values(key: str) -> st.SearchStrategy[str]:
     # Deferred: the catalog is read from the test database, which only a running test may open.
     models = st.deferred(lambda: st.sampled_from(catalog()[1]))
     hardware = st.deferred(lambda: st.sampled_from(catalog()[2]))
-    quants = st.deferred(lambda: st.sampled_from(quant_choices()))
+    quants = st.deferred(lambda: st.sampled_from(CatalogSnapshot().quant_names))
     kv_dtypes = st.sampled_from([code for code, _ in KV_DTYPES])
     numbers = st.one_of(st.integers(min_value=-5, max_value=2_000_000).map(str),
                         finite_floats.map(lambda number: f"{number:g}"))

@@ -43,6 +43,7 @@ from typing import Any
 
 from .errors import SizingError
 from .estimate import (
+    ENGINE_BACKENDS,
     GGUF_KEEPS_MTP_ARCHITECTURES,
     GIB,
     Estimate,
@@ -73,11 +74,6 @@ KV_8BIT = {"llama.cpp": ("q8_0", "-ctk q8_0 -ctv q8_0"), "vllm": ("fp8", "--kv-c
 KV_8BIT_OR_LESS = frozenset({"q8_0", "q4_0", "fp8", "fp8_e4m3", "fp8_e5m2"})
 # "N more GPUs" stops here: beyond one 8-GPU node pair, buying a larger accelerator is the realistic advice.
 MAX_ADVISED_GPUS = 16
-# Backends each engine runs on (vLLM has no Metal backend; on Apple silicon it runs on the CPU only).
-ENGINE_BACKENDS = {
-    "llama.cpp": frozenset({"cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"}),
-    "vllm": frozenset({"cuda", "rocm", "sycl", "cann", "other"}),
-}
 OPTION_ORDER = ("kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus", "larger_accelerator")
 
 

@@ -180,6 +180,55 @@ def reported_memory_bytes(hardware: HardwareSpec) -> float:
     return hardware.memory_gb * GIB * DRIVER_REPORTED_SHARE
 
 
+# Backends each engine runs on (vLLM has no Metal backend; on Apple silicon it runs on the CPU only).
+ENGINE_BACKENDS = {
+    "llama.cpp": frozenset({"cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"}),
+    "vllm": frozenset({"cuda", "rocm", "sycl", "cann", "other"}),
+}
+
+
+def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
+    """The memory plan when the scenario runs without automatic offload (any verdict but "exceeds"), else None
+    (also when the engine cannot run on this backend or cannot split the model over this GPU count).
+
+    Searches over the catalog ("the smallest accelerator that holds it", "which cloud offers fit") ask this of
+    dozens of accelerators per configuration; the hardware-independent floor of ``gpu_demand_floor_bytes`` rejects
+    the ones that are too small with one cached lookup instead of a plan.
+    """
+    if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
+        return None
+    if gpu_demand_floor_bytes(model, scenario) > engine_usable_bytes(hardware, scenario):
+        return None
+    try:
+        plan = plan_memory(model, hardware, scenario)
+    except SizingError:
+        return None  # e.g. vLLM cannot split the heads over this GPU count
+    return plan if plan.fit.fits else None
+
+
+@lru_cache(maxsize=4096)
+def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
+    """A lower bound of the largest GPU's demand (fit.Placement.demand_per_gpu) on any accelerator.
+
+    The GPUs hold at least the weights less llama.cpp's host-side input embedding (vLLM keeps it on the GPUs and
+    replicates more under tensor parallelism) plus the KV cache of the scenario; the largest GPU holds at least
+    the average. Runtime buffers, which depend on the accelerator, only add to it. An explicit --offload-pct
+    moves at most that share of the weights file to system RAM (fit._explicit_llama_cpp; vLLM moves that share of
+    each rank's weights), so it is subtracted whole. The automatic offload of llama.cpp does not lower the
+    demand: the verdict is taken before it. tests/test_fitting_plan.py checks the bound against the plans
+    of the catalog grid.
+    """
+    include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
+    weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+    try:
+        kv = _kv_or_none(model, scenario)
+    except SizingError:
+        kv = None  # plan_memory refuses the scenario with the message
+    moved = (scenario.offload_pct or 0.0) / 100 * weights.total_bytes
+    on_gpus = weights.total_bytes - weights.embedding_bytes - moved + (kv.total_bytes if kv is not None else 0.0)
+    return max(on_gpus, 0.0) / max(scenario.gpus, 1)
+
+
 @lru_cache(maxsize=8192)
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
     """Weights, KV, runtime, placement and verdict. SizingError for scenarios the engine cannot run."""
@@ -558,16 +607,7 @@ def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Sc
                 offer: CloudOfferSpec) -> bool:
     if accelerator is None:
         return False  # the offer names an accelerator outside the catalog
-    on_offer = replace(scenario, gpus=offer.gpu_count)
-    if scenario.offload_pct is None:
-        # Lower bound of what the GPUs must hold: the weights, less llama.cpp's host-side input embedding.
-        weights = weight_bytes(model, scenario.quant, include_mtp=False)
-        if weights.total_bytes - weights.embedding_bytes > offer.gpu_count * engine_usable_bytes(accelerator, on_offer):
-            return False  # not even the weights fit: skip the full plan
-    try:
-        return plan_memory(model, accelerator, on_offer).fit.fits
-    except SizingError:
-        return False  # e.g. vLLM cannot split the heads over this offer's GPU count
+    return fitting_plan(model, accelerator, replace(scenario, gpus=offer.gpu_count)) is not None
 
 
 def _gib(value: float) -> str:

@@ -112,6 +112,9 @@ class KvBreakdown:
         return next((t for t in self.terms if t.kind == kind), None)
 
 
+# A page sizes the same model and scenario on dozens of accelerators; the cache depends on neither the accelerator
+# nor (for llama.cpp) anything but the shapes and the scenario, so it is computed once. The result is immutable.
+@lru_cache(maxsize=4096)
 def kv_cache(
     spec: ModelSpec,
     scenario: Scenario,

@@ -16,21 +16,23 @@ the verdict is not "exceeds" (the model runs without automatic offload; "tight" 
 
 An empty recommendation has ``choice`` None and a ``reason`` Note (codes in notes.py).
 
-Speed: every candidate is first checked against a lower bound (advice.feasible_plan: the weights less the
-host-side embedding must fit the GPUs) and candidates are tried cheapest first, so a request sizes only the few
+Speed: every candidate is first checked against a hardware-independent lower bound (estimate.fitting_plan: the
+weights less the host-side embedding, plus the KV cache, must fit the GPUs) and candidates are tried cheapest first, so a request sizes only the few
 memory plans near the answer; plan_memory caches plans across requests.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from .advice import ENGINE_BACKENDS, feasible_plan
 from .economics import ServingCost
-from .estimate import GIB, MemoryPlan, estimate_speeds, validate_scenario
-from .fit import Verdict
+from .estimate import (
+    ENGINE_BACKENDS, GIB, MemoryPlan, estimate_speeds, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
+)
+from .fit import Verdict, nominal_bytes
 from .notes import Note
 from .parameters import count_parameters
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
@@ -120,8 +122,7 @@ class _Sizer:
 
     def plan(self, hardware: HardwareSpec, count: int) -> MemoryPlan | None:
         """The memory plan when it fits, else None."""
-        plan = feasible_plan(self.model, hardware, replace(self.scenario, gpus=count))
-        return plan if plan is not None and plan.fit.fits else None
+        return fitting_plan(self.model, hardware, replace(self.scenario, gpus=count))
 
     def choice(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> HardwareChoice:
         fit = plan.fit
@@ -221,3 +222,25 @@ def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
                                           max(plan.fit.placement.demand_per_gpu), decode,
                                           cost.single_stream_usd_per_mtok))
     return Recommendation(None, Note("no_offer_fits_any", "no catalog cloud offer holds it"))
+
+
+def by_memory(hardware_catalog: Iterable[HardwareSpec]) -> tuple[HardwareSpec, ...]:
+    """The catalog's accelerators, least memory first (then the lowest price): ``smallest_fitting``'s order."""
+    return tuple(sorted(hardware_catalog, key=lambda spec: (spec.memory_gb, spec.price_usd or 0.0)))
+
+
+def smallest_fitting(model: ModelSpec, scenario: Scenario,
+                     hardware_by_memory: Sequence[HardwareSpec]) -> HardwareSpec | None:
+    """The first accelerator of ``hardware_by_memory`` (``by_memory``'s order) on which ``scenario.gpus`` of it
+    run the scenario without automatic offload (the report's quantization matrix: "smallest single accelerator").
+
+    No accelerator holds more than its nominal memory, so the ones whose nominal memory is below the scenario's
+    demand floor are skipped by bisection, without looking at each.
+    """
+    floor = gpu_demand_floor_bytes(model, scenario)
+    start = bisect_left(hardware_by_memory, floor, key=nominal_bytes)
+    for hardware in hardware_by_memory[start:]:
+        if fitting_plan(model, hardware, scenario) is not None:
+            return hardware
+    return None
+

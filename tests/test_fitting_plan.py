@@ -1,0 +1,60 @@
+"""estimate.fitting_plan prunes with a hardware-independent floor of the GPU demand; pruning must never change an
+answer. Checked against the unpruned plan on every catalog model × accelerator for scenarios that stress each
+term of the floor (long contexts, batches, both engines, tensor parallel, explicit offload)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from reports.estimates import CatalogSnapshot
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import ENGINE_BACKENDS, fitting_plan, gpu_demand_floor_bytes, plan_memory
+from reports.sizing.specs import Scenario
+
+SCENARIOS = (
+    Scenario(),
+    Scenario(quant="Q8_0", context=131072, batch=4),
+    Scenario(quant="Q2_K", context=32768, gpus=2, kv_dtype="q8_0"),
+    Scenario(quant="Q4_K_M", context=8192, offload_pct=30.0),
+    Scenario(quant="Q4_K_M", context=32768, gpus=1, engine="vllm", kv_dtype="f16"),
+    Scenario(quant="Q6_K", context=131072, gpus=4, engine="vllm", kv_dtype="fp8", batch=16),
+    Scenario(quant="Q4_K_M", context=8192, gpus=2, engine="vllm", kv_dtype="f16", offload_pct=50.0),
+)
+
+
+def _unpruned(model, hardware, scenario):
+    if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
+        return None
+    try:
+        plan = plan_memory(model, hardware, scenario)
+    except SizingError:
+        return None
+    return plan if plan.fit.fits else None
+
+
+@pytest.fixture
+def seed_catalog_specs(db):
+    snapshot = CatalogSnapshot()
+    return [snapshot.model(slug) for slug in snapshot.model_slugs], list(snapshot.hardware.values())
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.engine}-{s.quant}-{s.context}-{s.gpus}-{s.offload_pct}")
+def test_pruning_never_changes_the_answer(seed_catalog_specs, scenario):
+    models, accelerators = seed_catalog_specs
+    pruned = checked = 0
+    for model in models:
+        try:
+            floor = gpu_demand_floor_bytes(model, scenario)
+        except SizingError:
+            continue
+        for hardware in accelerators:
+            expected = _unpruned(model, hardware, scenario)
+            assert fitting_plan(model, hardware, scenario) is expected, (model.name, hardware.name)
+            if expected is not None:
+                # The floor is a lower bound of what the largest GPU holds.
+                assert floor <= max(expected.fit.placement.demand_per_gpu) * (1 + 1e-12), (model.name, hardware.name)
+            checked += 1
+            pruned += floor > 0 and expected is None
+    assert checked > 1000 and pruned > 100  # the grid exercises the pruning, not only plans that fit
