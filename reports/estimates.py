@@ -110,7 +110,8 @@ def catalog_listing() -> Listing:
     return Listing(models, hardware)
 
 
-VERSIONED_MODELS = (LLMModel, PublishedFileSize, Accelerator, HardwarePrice, CloudOffer)
+# Every table a page reads (QuantFormat: the configurator's choices).
+VERSIONED_MODELS = (LLMModel, PublishedFileSize, Accelerator, HardwarePrice, CloudOffer, QuantFormat)
 
 
 CATALOG_VERSION_KEY = "catalog-version"

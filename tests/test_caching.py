@@ -3,7 +3,7 @@ and revalidate cheaply with ETags."""
 
 import pytest
 
-from catalog.models import Accelerator
+from catalog.models import Accelerator, QuantFormat
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +67,21 @@ def test_the_catalog_version_follows_saves_and_deletes():
     assert edited != before
     accelerator.cloud_offers.first().delete()
     assert catalog_version() != edited
+
+
+def test_a_quantization_format_edit_reaches_the_configurator(client):
+    """The configurator's format choices come from the catalog snapshot: an admin edit of a format shows at once."""
+    url = "/en/report/llama-3-1-8b-instruct/rtx-4090/"
+    assert client.get(url).status_code == 200
+    options = _quant_options(client.get(url).content.decode())
+    assert options.index('value="IQ1_S"') < options.index('value="Q8_0"')
+    row = QuantFormat.objects.get(name="Q8_0")
+    row.sort_order = 0  # first in the list now
+    row.save()
+    options = _quant_options(client.get(url).content.decode())
+    assert options.index('value="Q8_0"') < options.index('value="IQ1_S"')
+
+
+def _quant_options(html: str) -> str:
+    start = html.index('name="quant"')
+    return html[start:html.index("</select>", start)]
