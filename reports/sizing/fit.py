@@ -154,7 +154,7 @@ class _Loads:
     kv: float
 
 
-def _loads(demand: LlamaCppDemand, devices: list[int | None], n_cpu_moe: int, gpus: int) -> _Loads:
+def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int) -> _Loads:
     layout = demand.layout
     loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
     for i, block in enumerate(layout.blocks):
@@ -208,7 +208,7 @@ def _fits(loads: _Loads, usable: float) -> bool:
 
 
 def _auto_llama_cpp(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], host: float, usable: float,
-                    gpus: int, points: list[float]) -> Placement:
+                    gpus: int, points: tuple[float, ...]) -> Placement:
     layout = demand.layout
     n_blocks = len(layout.blocks)
     all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)

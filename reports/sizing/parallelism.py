@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .errors import SizingError
 from .parameters import Tensor
@@ -257,9 +257,9 @@ class LlamaCppLayout:
     blocks: tuple[BlockWeights, ...]
     estimated: bool = False  # no shapes: one pseudo-block holding every weight
 
-    @property
+    @cached_property
     def file_bytes(self) -> float:
-        """The model's weight bytes (the tied copy excluded)."""
+        """The model's weight bytes (the tied copy excluded). Cached: the layout is immutable."""
         copy = self.embedding_bytes if self.output_is_tied_copy else 0.0
         return self.embedding_bytes + self.output_bytes - copy + sum(b.total_bytes for b in self.blocks)
 
@@ -313,7 +313,7 @@ def _raw_layout(spec: ModelSpec, quant: str, include_mtp: bool) -> LlamaCppLayou
     return LlamaCppLayout(embedding, output, tied, blocks)
 
 
-def tensor_split_points(weights: tuple[float, ...]) -> list[float]:
+def tensor_split_points(weights: tuple[float, ...]) -> tuple[float, ...]:
     """Cumulative, normalized split points of ``--tensor-split`` (llama_model::load_tensors)."""
     total = float(sum(weights))
     if total <= 0:
@@ -322,10 +322,13 @@ def tensor_split_points(weights: tuple[float, ...]) -> list[float]:
     for weight in weights:
         running += weight
         points.append(running / total)
-    return points
+    return tuple(points)
 
 
-def assign_slots(n_blocks: int, gpu_layers: int, split_points: list[float]) -> list[int | None]:
+# Placement asks this for every plan (and a dozen times while searching an offload split); the answer depends only
+# on the three numbers, so it is computed once.
+@lru_cache(maxsize=4096)
+def assign_slots(n_blocks: int, gpu_layers: int, split_points: tuple[float, ...]) -> tuple[int | None, ...]:
     """Device of each of the ``n_blocks + 1`` slots (blocks, then the output head); None = CPU.
 
     ``i_gpu_start = max(n_layer - ngl, 0)``, ``act_gpu_layers = min(ngl, n_layer + 1)``; a slot on the GPUs goes to
@@ -340,4 +343,4 @@ def assign_slots(n_blocks: int, gpu_layers: int, split_points: list[float]) -> l
             devices.append(None)
         else:
             devices.append(min(bisect.bisect_right(split_points, (slot - start) / active), last))
-    return devices
+    return tuple(devices)

@@ -17,8 +17,8 @@ the verdict is not "exceeds" (the model runs without automatic offload; "tight" 
 An empty recommendation has ``choice`` None and a ``reason`` Note (codes in notes.py).
 
 Speed: every candidate is first checked against a hardware-independent lower bound (estimate.fitting_plan: the
-weights less the host-side embedding, plus the KV cache, must fit the GPUs) and candidates are tried cheapest first, so a request sizes only the few
-memory plans near the answer; plan_memory caches plans across requests.
+weights less the host-side embedding, plus the KV cache, must fit the GPUs) and candidates are tried cheapest
+first, so a request sizes only the few memory plans near the answer; plan_memory caches plans across requests.
 """
 
 from __future__ import annotations

@@ -108,18 +108,18 @@ def test_layer_split_two_equal_gpus():
     # 32 blocks + output = 33 slots, splits [0.5, 1.0]: slot il goes to upper_bound(splits, il / 33), so
     # slots 0..16 (16/33 = 0.485) on GPU 0 and 17..32 (17/33 = 0.515) on GPU 1, the output head last.
     devices = assign_slots(32, 33, tensor_split_points((1.0, 1.0)))
-    assert devices == [0] * 17 + [1] * 16
+    assert devices == (0,) * 17 + (1,) * 16
 
 
 def test_partial_offload_keeps_the_top_blocks_and_drops_the_output_head():
     # -ngl 16 on 32 blocks: i_gpu_start = 16, act_gpu_layers = 16: blocks 16..31 on the GPU, output on the CPU.
-    devices = assign_slots(32, 16, [1.0])
-    assert devices == [None] * 16 + [0] * 16 + [None]
+    devices = assign_slots(32, 16, (1.0,))
+    assert devices == (None,) * 16 + (0,) * 16 + (None,)
 
 
 def test_uneven_tensor_split():
     # -ts 3,1 with all 5 slots (4 blocks + output): splits [0.75, 1.0]; slot/5 = 0, .2, .4, .6 → GPU 0, .8 → GPU 1.
-    assert assign_slots(4, 5, tensor_split_points((3.0, 1.0))) == [0, 0, 0, 0, 1]
+    assert assign_slots(4, 5, tensor_split_points((3.0, 1.0))) == (0, 0, 0, 0, 1)
 
 
 def test_layout_keeps_the_input_embedding_on_the_host_and_copies_a_tied_head():
