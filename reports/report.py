@@ -6,11 +6,12 @@ calls a section needs and packs their results for the templates. Formatting happ
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 
 from django.http import QueryDict
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils.translation import get_language
 
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
@@ -39,9 +40,20 @@ CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
 
+@lru_cache(maxsize=2048)
+def _reversed(url_name: str, kwargs: tuple[tuple[str, str], ...], language: str, prefix: str, urlconf) -> str:
+    return reverse(url_name, kwargs=dict(kwargs))
+
+
+def url_pattern(url_name: str, **kwargs: str) -> str:
+    """reverse() in the active language, memoized: a report links to ~150 reports and reverse() costs ~0.15 ms.
+    Callers pass placeholders (MODEL-SLUG, HARDWARE-SLUG) and substitute them, one pattern for many links."""
+    return _reversed(url_name, tuple(sorted(kwargs.items())), get_language(), get_script_prefix(), get_urlconf())
+
+
 def report_path(model_slug: str, hardware_slug: str) -> str:
-    """The report URL in the active language; one reverse() per page instead of one per link (~0.2 ms each)."""
-    pattern = reverse("reports:report", kwargs={"model_slug": "MODEL-SLUG", "hardware_slug": "HARDWARE-SLUG"})
+    """The catalog report URL of a model on an accelerator, in the active language."""
+    pattern = url_pattern("reports:report", model_slug="MODEL-SLUG", hardware_slug="HARDWARE-SLUG")
     return pattern.replace("MODEL-SLUG", model_slug, 1).replace("HARDWARE-SLUG", hardware_slug, 1)
 
 
@@ -96,9 +108,8 @@ class ReportRoute:
     model_key: str = ""
 
     def path_on(self, hardware_slug: str) -> str:
-        """The report URL of this model on `hardware_slug` in the active language (one reverse, then substitution:
-        a page links to ~130 reports and reverse() costs ~0.2 ms)."""
-        pattern = reverse(self.url_name, kwargs={self.model_kwarg: self.model_key, "hardware_slug": "HARDWARE-SLUG"})
+        """The report URL of this model on `hardware_slug` in the active language."""
+        pattern = url_pattern(self.url_name, **{self.model_kwarg: self.model_key, "hardware_slug": "HARDWARE-SLUG"})
         return pattern.replace("HARDWARE-SLUG", hardware_slug, 1)
 
 
@@ -111,10 +122,21 @@ class ReportPage:
     route: ReportRoute
     estimate: Estimate | None = None
     hardware_form: CustomHardwareForm | None = None  # "my hardware": the visitor's own accelerator, not a catalog one
+    # Sections rendered once per request and reused (templatetags/sections.py: the FAQ and its JSON-LD).
+    rendered_sections: dict[str, str] = field(default_factory=dict)
 
     @property
     def custom_hardware(self) -> bool:
         return self.hardware_form is not None
+
+    def shared_section_key(self, template_name: str, language: str) -> str | None:
+        """Cache key of a section that depends only on model, accelerator, language and catalog (the summary, the
+        links): every configuration of this report shares it. None for the visitor's own hardware (its specs are in
+        the query) and for snapshots that do not know their catalog version."""
+        if self.custom_hardware or not self.catalog.version_key:
+            return None
+        return ":".join(("report-section", self.catalog.version_key, language, self.route.url_name,
+                         self.route.model_key, self.hardware.slug, template_name))
 
     @cached_property
     def my_hardware_url(self) -> str:
