@@ -16,7 +16,7 @@ from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import HARDWARE_NUMBER_LIMITS
 from reports.sizing.specs import HardwareSpec, Scenario
-from reports.widgets import FastSelect
+from reports.widgets import FastNumberInput, FastSelect
 
 ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
 # KV-cache types each engine offers: llama.cpp -ctk/-ctv (f16, bf16, q8_0, q4_0, …), vLLM --kv-cache-dtype (auto, fp8).
@@ -47,6 +47,10 @@ SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "o
 COST_FIELDS = ("hours", "budget", "kwh")
 
 
+def _number_field(**kwargs) -> forms.FloatField:
+    return forms.FloatField(widget=FastNumberInput, **kwargs)
+
+
 def _select(presets, labels=str) -> FastSelect:
     return FastSelect(choices=[(n, labels(n)) for n in presets])
 
@@ -62,9 +66,9 @@ class ConfiguratorForm(forms.Form):
     kv_dtype = forms.ChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES, widget=FastSelect)
     engine = forms.ChoiceField(label=_("Inference engine"), choices=ENGINES, widget=FastSelect)
     offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
-    hours = forms.FloatField(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
-    budget = forms.FloatField(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
-    kwh = forms.FloatField(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
+    hours = _number_field(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
+    budget = _number_field(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
+    kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
 
     def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None):
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
@@ -148,13 +152,13 @@ class CustomHardwareForm(forms.Form):
 
     name = forms.CharField(label=_("Name"), max_length=120, required=False)
     # The engine's limits (estimate.HARDWARE_NUMBER_LIMITS), checked here first so the message is translated.
-    memory_gb = forms.FloatField(label=_("Memory (GB)"), min_value=0.1,
+    memory_gb = _number_field(label=_("Memory (GB)"), min_value=0.1,
                                  max_value=HARDWARE_NUMBER_LIMITS["memory_gb"][1])
-    bandwidth_gbs = forms.FloatField(label=_("Memory bandwidth (GB/s)"), min_value=0.1,
+    bandwidth_gbs = _number_field(label=_("Memory bandwidth (GB/s)"), min_value=0.1,
                                      max_value=HARDWARE_NUMBER_LIMITS["bandwidth_gbs"][1])
-    fp16_tflops = forms.FloatField(label=_("Dense FP16 TFLOPS (optional)"), min_value=0.01, required=False,
+    fp16_tflops = _number_field(label=_("Dense FP16 TFLOPS (optional)"), min_value=0.01, required=False,
                                    max_value=HARDWARE_NUMBER_LIMITS["fp16_tflops"][1])
-    tdp_w = forms.FloatField(label=_("Power (W, optional)"), min_value=1, required=False,
+    tdp_w = _number_field(label=_("Power (W, optional)"), min_value=1, required=False,
                              max_value=HARDWARE_NUMBER_LIMITS["tdp_w"][1])
     kind = forms.ChoiceField(label=_("Kind"), choices=HARDWARE_KINDS, widget=FastSelect, initial="discrete")
     backend = forms.ChoiceField(label=_("Backend"), choices=HARDWARE_BACKENDS, widget=FastSelect, initial="cuda")

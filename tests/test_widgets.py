@@ -1,0 +1,39 @@
+"""The Python-rendered widgets produce the markup of Django's template-based ones (the same HTML elements,
+attributes and text; whitespace between elements aside)."""
+
+from __future__ import annotations
+
+import pytest
+from django import forms
+from django.test.html import parse_html
+
+from reports.widgets import FastNumberInput, FastSelect
+
+CHOICES = [("Q4_K_M", "Q4_K_M"), ("Q8_0", "Q8_0 <8-bit>"), (8192, "8K"), ("a&b", "\"quoted\"")]
+
+
+@pytest.mark.parametrize("value", [None, "", "Q8_0", 8192, "8192", "a&b", ["Q4_K_M"]])
+@pytest.mark.parametrize("attrs", [None, {"id": "id_quant"}, {"id": "id_q", "aria-invalid": "true", "required": True}])
+def test_fast_select_matches_django(value, attrs):
+    assert parse_html(FastSelect(choices=CHOICES).render("quant", value, attrs)) == parse_html(
+        forms.Select(choices=CHOICES).render("quant", value, attrs))
+
+
+@pytest.mark.parametrize("value", [None, "", 4, 4.5, "0.15", "1e3", "<script>", 1e8])
+@pytest.mark.parametrize("attrs", [None, {"id": "id_hours", "min": 0.5, "max": 24, "step": "any"},
+                                   {"id": "id_kwh", "required": True, "disabled": False, "aria-describedby": "x y"}])
+def test_fast_number_input_matches_django(value, attrs):
+    assert parse_html(FastNumberInput().render("hours", value, attrs)) == parse_html(
+        forms.NumberInput().render("hours", value, attrs))
+
+
+def test_bound_fields_of_the_configurator_render_like_django():
+    """The widget as a form field renders it (min/max/step from the field), compared with the stock widget."""
+    class Stock(forms.Form):
+        hours = forms.FloatField(min_value=0.5, max_value=24)
+
+    class Fast(forms.Form):
+        hours = forms.FloatField(min_value=0.5, max_value=24, widget=FastNumberInput)
+
+    for data in ({"hours": "4"}, {"hours": "x"}, {}):
+        assert parse_html(str(Fast(data)["hours"])) == parse_html(str(Stock(data)["hours"]))
