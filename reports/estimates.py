@@ -6,6 +6,7 @@ accelerators and cloud offers once, so a page (or the grid test) that sizes many
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -28,10 +29,15 @@ def _latest_new_price(row: Accelerator) -> float | None:
 
 
 class CatalogSnapshot:
-    """Specs of the catalog's accelerators and active cloud offers, read once."""
+    """Specs of the catalog's accelerators and active cloud offers, read once.
 
-    def __init__(self) -> None:
+    ``version_key``: the catalog version it was read at (``catalog_version_key``), when the caller knows it;
+    cache keys of what is computed from the snapshot include it, so an admin edit starts new keys.
+    """
+
+    def __init__(self, version_key: str = "") -> None:
         self._model_specs: dict[str, ModelSpec] = {}
+        self.version_key = version_key
 
     @cached_property
     def hardware(self) -> dict[str, HardwareSpec]:
@@ -130,6 +136,11 @@ def catalog_version() -> tuple:
     return version
 
 
+def catalog_version_key(version: tuple | None = None) -> str:
+    """A short, cache-key-safe digest of the catalog version (the current one when none is given)."""
+    return hashlib.sha256(repr(catalog_version() if version is None else version).encode()).hexdigest()[:16]
+
+
 def catalog_version_from_database() -> tuple:
     parts = []
     for model in VERSIONED_MODELS:
@@ -153,6 +164,6 @@ def current_catalog() -> tuple[tuple, CatalogSnapshot]:
     version = catalog_version()
     cached = _snapshot_cache.get("catalog")
     if cached is None or cached[0] != version:
-        cached = (version, CatalogSnapshot())
+        cached = (version, CatalogSnapshot(version_key=catalog_version_key(version)))
         _snapshot_cache["catalog"] = cached
     return cached

@@ -12,11 +12,12 @@ from html.parser import HTMLParser
 from django import template
 from django.conf import settings
 from django.http import HttpRequest
-from django.template.loader import get_template
 from django.urls import translate_url
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
+
+from reports.templatetags.sections import render_faq
 
 register = template.Library()
 
@@ -139,11 +140,11 @@ def faq_page(questions_and_answers: list[tuple[str, str]]) -> dict:
 
 @register.simple_tag(takes_context=True)
 def report_faq_jsonld(context, page) -> SafeString:
-    """FAQPage for the report's visible Q&A: the FAQ section is rendered once more from the same engine results
-    and read back, so the structured data says exactly what the page shows (no second copy of the texts)."""
+    """FAQPage for the report's visible Q&A: the FAQ section's HTML (rendered once, sections.render_faq) is read
+    back, so the structured data says exactly what the page shows (no second copy of the texts)."""
     if page.estimate is None:
         return mark_safe("")
-    html = get_template("reports/report/_faq.html").render({"page": page, "e": page.estimate}, context["request"])
+    html = render_faq(context, page)
     parser = QuestionsAndAnswers()
     parser.feed(html)
     pairs = parser.pairs()
