@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import set_response_etag
 from django.utils.translation import get_language, gettext
 from django.views.decorators.cache import cache_page
 from django.views.decorators.http import require_http_methods, require_safe
@@ -17,7 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from catalog.models import Accelerator, LLMModel
 from reports import pages
-from reports.estimates import CatalogSnapshot, catalog_version, current_catalog
+from reports.estimates import CatalogSnapshot, catalog_version_key, current_catalog
 from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
 from reports.forms import CUSTOM_HARDWARE_SLUG, ConfigSubmitForm, CustomHardwareForm
@@ -28,12 +28,27 @@ from reports.templatetags.seo import absolute_url
 
 def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """cache_page whose keys include the catalog's version: an admin edit starts new keys, so a cached response
-    never outlives the catalog it was computed from (one query per request to read the version)."""
+    never outlives the catalog it was computed from (the version itself is cached: a hit costs no query).
+
+    The ETag is set before the response is stored, so a cache hit is not hashed again on every request
+    (ConditionalGetMiddleware computes one only when it is missing); the decorated view is built once per version.
+    """
+    @wraps(view)
+    def with_etag(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        if hasattr(response, "render") and callable(response.render) and not response.is_rendered:
+            response.add_post_render_callback(set_response_etag)  # a TemplateResponse (the sitemaps): once rendered
+        elif not response.streaming:
+            set_response_etag(response)
+        return response
+
+    @lru_cache(maxsize=4)
+    def for_version(version_key: str, seconds: int) -> Callable[..., HttpResponse]:
+        return cache_page(seconds, key_prefix=f"catalog-{version_key}")(with_etag)
+
     @wraps(view)
     def cached(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        version = hashlib.sha256(repr(catalog_version()).encode()).hexdigest()[:16]
-        return cache_page(settings.PAGE_CACHE_SECONDS, key_prefix=f"catalog-{version}")(view)(
-            request, *args, **kwargs)
+        return for_version(catalog_version_key(), settings.PAGE_CACHE_SECONDS)(request, *args, **kwargs)
     return cached
 
 
