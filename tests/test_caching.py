@@ -85,3 +85,33 @@ def test_a_quantization_format_edit_reaches_the_configurator(client):
 def _quant_options(html: str) -> str:
     start = html.index('name="quant"')
     return html[start:html.index("</select>", start)]
+
+
+def test_shared_report_sections_follow_catalog_edits(client):
+    """The links section is shared by every configuration of a report; renaming a model shows at once."""
+    from catalog.models import LLMModel
+
+    base = "/en/report/llama-3-1-8b-instruct/rtx-4090/"
+    other = LLMModel.objects.exclude(slug="llama-3-1-8b-instruct").order_by("slug").first()
+    assert other.name in client.get(base + "?context=4096").content.decode()
+    other.name = "Renamed Model 9000"
+    other.save()
+    html = client.get(base + "?context=16384").content.decode()
+    links = html[html.index('id="links"'):]
+    assert "Renamed Model 9000" in links
+
+
+def test_sections_of_the_visitors_own_hardware_are_not_shared(client):
+    """Custom hardware has its specs in the query: its summary (decode speed at the defaults) follows them."""
+    path = ("/en/report/llama-3-1-8b-instruct/custom/?name=Box&memory_gb=48&bandwidth_gbs={bandwidth}&fp16_tflops=100"
+            "&tdp_w=300&kind=discrete&backend=cuda")
+
+    def summary(bandwidth: int) -> str:
+        response = client.get(path.format(bandwidth=bandwidth))
+        assert response.status_code == 200
+        html = response.content.decode()
+        start = html.index('class="lead summary"')
+        return html[start:html.index("</p>", start)]
+
+    slow, fast = summary(100), summary(2000)
+    assert "tok/s" in slow and slow != fast
