@@ -112,9 +112,12 @@ class KvBreakdown:
         return next((t for t in self.terms if t.kind == kind), None)
 
 
-# A page sizes the same model and scenario on dozens of accelerators; the cache depends on neither the accelerator
-# nor (for llama.cpp) anything but the shapes and the scenario, so it is computed once. The result is immutable.
-@lru_cache(maxsize=4096)
+# The scenario fields the KV cache does not read (the weights' format, offload, the speed inputs): a page sizes the
+# same model and cache for a dozen formats and dozens of accelerators, and computes the cache once.
+_NOT_READ_BY_KV_CACHE = {"quant": "Q4_K_M", "offload_pct": None, "depth": 0, "prompt": 4096,
+                         "gpu_memory_utilization": 0.9, "max_num_seqs": None, "system_ram_bandwidth_gbs": None}
+
+
 def kv_cache(
     spec: ModelSpec,
     scenario: Scenario,
@@ -123,6 +126,22 @@ def kv_cache(
     max_num_batched_tokens: int | None = None,
 ) -> KvBreakdown:
     """KV cache and recurrent state of ``scenario.batch`` sequences of ``scenario.context`` tokens.
+
+    Memoized on the fields it reads (the result is immutable); see ``_kv_cache``.
+    """
+    return _kv_cache(spec, replace(scenario, **_NOT_READ_BY_KV_CACHE), tp=tp,
+                     max_num_batched_tokens=max_num_batched_tokens)
+
+
+@lru_cache(maxsize=4096)
+def _kv_cache(
+    spec: ModelSpec,
+    scenario: Scenario,
+    *,
+    tp: int | None = None,
+    max_num_batched_tokens: int | None = None,
+) -> KvBreakdown:
+    """kv_cache, for a scenario whose fields the cache does not read are at their defaults.
 
     ``tp``: tensor-parallel degree; default ``scenario.gpus`` for vLLM and 1 for llama.cpp (llama.cpp splits
     multi-GPU work by layers, so every layer's cache stays whole; per-GPU bytes are then total / gpus).
