@@ -24,7 +24,7 @@ from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, fitting_plan, plan_memory,
+    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, fits, plan_memory,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -231,7 +231,7 @@ class ReportPage:
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
-        return fitting_plan(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus)) is not None
+        return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus))
 
     @cached_property
     def rent_vs_buy(self) -> RentVsBuy | None:

@@ -1,6 +1,7 @@
-"""estimate.fitting_plan prunes with a hardware-independent floor of the GPU demand; pruning must never change an
-answer. Checked against the unpruned plan on every catalog model × accelerator for scenarios that stress each
-term of the floor (long contexts, batches, both engines, tensor parallel, explicit offload)."""
+"""estimate.fits and fitting_plan prune with a hardware-independent floor of the GPU demand and share one plan's
+demand among accelerators with the same demand traits; neither may ever change an answer. Checked against the
+unpruned plan on every catalog model × accelerator for scenarios that stress each term of the floor (long contexts,
+batches, both engines, tensor parallel, explicit offload)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from reports.estimates import CatalogSnapshot
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import ENGINE_BACKENDS, fitting_plan, gpu_demand_floor_bytes, plan_memory
+from reports.sizing.estimate import ENGINE_BACKENDS, fits, fitting_plan, gpu_demand_floor_bytes, plan_memory
 from reports.sizing.specs import Scenario
 
 SCENARIOS = (
@@ -52,6 +53,7 @@ def test_pruning_never_changes_the_answer(seed_catalog_specs, scenario):
         for hardware in accelerators:
             expected = _unpruned(model, hardware, scenario)
             assert fitting_plan(model, hardware, scenario) is expected, (model.name, hardware.name)
+            assert fits(model, hardware, scenario) is (expected is not None), (model.name, hardware.name)
             if expected is not None:
                 # The floor is a lower bound of what the largest GPU holds.
                 assert floor <= max(expected.fit.placement.demand_per_gpu) * (1 + 1e-12), (model.name, hardware.name)

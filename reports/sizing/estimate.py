@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -53,7 +53,7 @@ from .parallelism import (
 )
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
-from .runtime import RuntimeBreakdown, runtime_memory
+from .runtime import RuntimeBreakdown, runtime_memory, vllm_scheduler_defaults
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
     AggregateDecode,
@@ -189,21 +189,55 @@ ENGINE_BACKENDS = {
 
 def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
     """The memory plan when the scenario runs without automatic offload (any verdict but "exceeds"), else None
-    (also when the engine cannot run on this backend or cannot split the model over this GPU count).
+    (also when the engine cannot run on this backend or cannot split the model over this GPU count)."""
+    return plan_memory(model, hardware, scenario) if fits(model, hardware, scenario) else None
+
+
+def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
+    """Whether the scenario runs on ``scenario.gpus`` × ``hardware`` without automatic offload: the verdict of
+    plan_memory is not "exceeds", i.e. the largest GPU's demand is within its usable memory (fit.verdict_for).
 
     Searches over the catalog ("the smallest accelerator that holds it", "which cloud offers fit") ask this of
-    dozens of accelerators per configuration; the hardware-independent floor of ``gpu_demand_floor_bytes`` rejects
-    the ones that are too small with one cached lookup instead of a plan.
+    dozens of accelerators per configuration. The hardware-independent floor of ``gpu_demand_floor_bytes`` rejects
+    the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
+    same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
     if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
-        return None
-    if gpu_demand_floor_bytes(model, scenario) > engine_usable_bytes(hardware, scenario):
-        return None
+        return False
+    usable = engine_usable_bytes(hardware, scenario)
+    if gpu_demand_floor_bytes(model, scenario) > usable:
+        return False
+    demand = _largest_gpu_demand(model, scenario, _Traits(_demand_traits(hardware, scenario), hardware))
+    return demand is not None and demand <= usable
+
+
+def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
+    """What of an accelerator the GPUs' demand (fit.Placement.demand_per_gpu: before automatic offload) depends
+    on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
+    memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
+    the GPU's memory and name (runtime.vllm_scheduler_defaults: activation peak and CUDA-graph pool). The usable
+    memory is compared afterwards. tests/test_fitting_plan.py checks this against every plan of the grid."""
+    unified = hardware.kind == "unified"
+    if scenario.engine == "vllm":
+        return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name))
+    return (hardware.backend, unified)
+
+
+@dataclass(frozen=True)
+class _Traits:
+    """A cache key that compares by an accelerator's demand traits and carries one accelerator to plan with."""
+
+    traits: tuple
+    hardware: HardwareSpec = field(compare=False, hash=False)
+
+
+@lru_cache(maxsize=8192)
+def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> float | None:
     try:
-        plan = plan_memory(model, hardware, scenario)
+        plan = plan_memory(model, key.hardware, scenario)
     except SizingError:
-        return None  # e.g. vLLM cannot split the heads over this GPU count
-    return plan if plan.fit.fits else None
+        return None  # e.g. vLLM cannot split the heads over this GPU count (the same for every accelerator)
+    return max(plan.placement.demand_per_gpu, default=0.0)
 
 
 @lru_cache(maxsize=4096)
@@ -607,7 +641,7 @@ def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Sc
                 offer: CloudOfferSpec) -> bool:
     if accelerator is None:
         return False  # the offer names an accelerator outside the catalog
-    return fitting_plan(model, accelerator, replace(scenario, gpus=offer.gpu_count)) is not None
+    return fits(model, accelerator, replace(scenario, gpus=offer.gpu_count))
 
 
 def _gib(value: float) -> str:

@@ -16,9 +16,9 @@ the verdict is not "exceeds" (the model runs without automatic offload; "tight" 
 
 An empty recommendation has ``choice`` None and a ``reason`` Note (codes in notes.py).
 
-Speed: every candidate is first checked against a hardware-independent lower bound (estimate.fitting_plan: the
-weights less the host-side embedding, plus the KV cache, must fit the GPUs) and candidates are tried cheapest
-first, so a request sizes only the few memory plans near the answer; plan_memory caches plans across requests.
+Speed: candidates are checked with estimate.fits (a hardware-independent lower bound rejects the hopeless ones,
+the others share one plan per kind of accelerator) and tried cheapest first; a full plan is built only for the
+answer. plan_memory caches plans across requests.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Generic, TypeVar
 
 from .economics import ServingCost
 from .estimate import (
-    ENGINE_BACKENDS, GIB, MemoryPlan, estimate_speeds, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
+    ENGINE_BACKENDS, GIB, MemoryPlan, estimate_speeds, fits, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
 )
 from .fit import Verdict, nominal_bytes
 from .notes import Note
@@ -240,7 +240,7 @@ def smallest_fitting(model: ModelSpec, scenario: Scenario,
     floor = gpu_demand_floor_bytes(model, scenario)
     start = bisect_left(hardware_by_memory, floor, key=nominal_bytes)
     for hardware in hardware_by_memory[start:]:
-        if fitting_plan(model, hardware, scenario) is not None:
+        if fits(model, hardware, scenario):
             return hardware
     return None
 
