@@ -21,10 +21,11 @@ from reports.forms import (
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
+from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, fits, plan_memory,
+    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, finetune_memory, fits, plan_memory,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -252,12 +253,15 @@ class ReportPage:
     # ---- section 11
     @cached_property
     def finetune(self) -> list[FinetuneRow]:
-        e = self.estimate
-        if not e.finetune:
+        """Fine-tuning memory against the accelerator's usable memory. Training does not run inside an inference
+        engine, so vLLM's serving budget (gpu_memory_utilization) does not apply: the section is the same for every
+        configuration of the report (a shared section)."""
+        memories = finetune_memory(self.model)
+        if not memories:
             return []
-        usable = e.fit.usable_bytes_per_gpu
+        usable = usable_bytes(self.hardware)
         rows = []
-        for method, memory in e.finetune.items():
+        for method, memory in memories.items():
             state = memory.adapters + memory.gradients + memory.optimizer_states + memory.master_weights
             rows.append(FinetuneRow(method, memory.total, memory.weights, state, memory.activations,
                                     memory.overhead, memory.total <= usable, memory.gpus_needed(usable)))

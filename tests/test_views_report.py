@@ -93,3 +93,17 @@ def test_unknown_slugs_are_404(client, db):
 def test_an_estimated_model_is_marked_estimated(client, db):
     body = client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
     assert "badge-estimated" in body
+
+
+def test_fine_tuning_memory_does_not_depend_on_the_serving_engine(client):
+    """Training does not run inside vLLM: its gpu_memory_utilization budget must not change the fine-tuning verdicts
+    (the section is the same for every configuration of a report)."""
+    def section(query: str) -> str:
+        html = client.get(f"/en/report/deepseek-r1-distill-llama-70b/l40s-48gb/?{query}").content.decode()
+        start = html.index('id="finetune"')
+        return html[start:html.index("</section>", start)]
+
+    # QLoRA of a 70B model needs 43.97 GiB: within an L40S's usable 45.6 GiB, above vLLM's 42.76 GiB serving budget.
+    llama = section("engine=llama.cpp&kv_dtype=f16")
+    assert section("engine=vllm&kv_dtype=f16&context=32768") == llama
+    assert "Fits on one" in llama.split("</article>")[0]

@@ -599,6 +599,11 @@ def _kv_tokens_capacity(scenario: Scenario, plan: MemoryPlan) -> int | None:
     return scenario.context * scenario.batch if plan.kv is not None else None
 
 
+def finetune_memory(model: ModelSpec) -> Mapping[str, FinetuneMemory] | None:
+    """QLoRA, LoRA and full fine-tuning memory of the model (finetune.py's defaults); None without layer shapes."""
+    return _finetune(model, count_parameters(model).total)
+
+
 @lru_cache(maxsize=1024)
 def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMemory] | None:
     if not model.has_shapes:
