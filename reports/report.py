@@ -131,9 +131,10 @@ class ReportPage:
         return self.hardware_form is not None
 
     def shared_section_key(self, template_name: str, language: str) -> str | None:
-        """Cache key of a section that depends only on model, accelerator, language and catalog (the summary, the
-        links): every configuration of this report shares it. None for the visitor's own hardware (its specs are in
-        the query) and for snapshots that do not know their catalog version."""
+        """Cache key of a section that depends only on model, accelerator, language and catalog (title,
+        description, summary, fine-tuning, links): every configuration of this report shares it. None for the
+        visitor's own hardware (its specs are in the query) and for snapshots that do not know their catalog
+        version."""
         if self.custom_hardware or not self.catalog.version_key:
             return None
         return ":".join(("report-section", self.catalog.version_key, language, self.route.url_name,
@@ -331,7 +332,6 @@ class ReportPage:
                                   smallest_fitting(self.model, replace(scenario, gpus=1),
                                                    self.catalog.hardware_by_memory), plan.weights.source))
         return rows
-
 
     # ---- sections 6 and 7
     @cached_property
