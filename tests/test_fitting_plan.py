@@ -5,7 +5,6 @@ batches, both engines, tensor parallel, explicit offload)."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from reports.estimates import CatalogSnapshot
