@@ -15,6 +15,7 @@ one row after another, each bounded by a request count and a time limit:
                    (what a crawler does): nothing of it was computed before
   report cached    the same report URL again and again (a page cache, when the app has one, serves it)
   htmx partial     the report's results fragment (HX-Request: true), every request a different state
+  htmx details     the longer sections the page then requests (part=details), every request a different state
   model page       /<lang>/model/<slug>/, each request another catalog model     (when the page exists)
   hardware page    /<lang>/hardware/<slug>/, each request another accelerator     (when the page exists)
   search           the search form's htmx request, a different typed prefix each time (when it exists)
@@ -144,6 +145,9 @@ def build_rows(client: HttpClient, site: Site, args, report_path: str, max_conte
     def partial(i: int) -> Request:
         return Request(site.report(args.model, args.hardware, state(i)), HX_REQUEST)
 
+    def details(i: int) -> Request:
+        return Request(site.report(args.model, args.hardware, {**state(i), "part": "details"}), HX_REQUEST)
+
     pairs = [(model.slug, hardware) for model in site.models for hardware in site.hardware]
     shuffled = [pairs[i * PAIR_STRIDE % len(pairs)] for i in range(len(pairs))]
 
@@ -173,6 +177,7 @@ def build_rows(client: HttpClient, site: Site, args, report_path: str, max_conte
         Row("report, new pair, 1 cl.", new_pair, pair_requests, seconds, Request(report_path), concurrency=1),
         Row("report, cached", lambda i: Request(report_path), n, seconds, Request(report_path)),
         Row("htmx partial", partial, n, seconds, Request(report_path, HX_REQUEST)),
+        Row("htmx details", details, n, seconds, Request(f"{report_path}?part=details", HX_REQUEST)),
     ]
     if site.has("model"):
         slugs = [model.slug for model in site.models]
