@@ -41,23 +41,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import SizingError
 from .estimate import (
-    ENGINE_BACKENDS,
-    GGUF_KEEPS_MTP_ARCHITECTURES,
     GIB,
     Estimate,
-    MemoryPlan,
     engine_usable_bytes,
     estimate,
     estimate_speeds,
+    fitting_plan,
     plan_memory,
 )
-from .fit import TIGHT_BUFFER, Verdict, usable_factor, verdict_for
+from .fit import TIGHT_BUFFER, Verdict, first_true, usable_factor, verdict_for
 from .parameters import count_parameters
 from .quant import quant_format
 from .specs import HardwareSpec, ModelSpec, Scenario
-from .weights import weight_bytes
 
 # The configurator's context presets (tokens), 2K … 1M.
 CONTEXT_PRESETS = tuple(2**n for n in range(11, 21))
@@ -142,28 +138,9 @@ class _Goal:
         return verdict != "exceeds"
 
 
-def feasible_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
-    """plan_memory, or None when the GPUs cannot even hold the weights or the engine cannot run the split.
-
-    The weights less llama.cpp's host-side input embedding are a lower bound of what the GPUs must hold (as
-    estimate._offer_fits prunes offers), so hopeless candidates cost one cached weight_bytes lookup, not a plan.
-    """
-    if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
-        return None
-    if scenario.offload_pct is None:
-        # include_mtp as plan_memory decides it, so the lookup is the one plan_memory then hits in the cache.
-        include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
-        weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
-        if weights.total_bytes - weights.embedding_bytes > scenario.gpus * engine_usable_bytes(hardware, scenario):
-            return None
-    try:
-        return plan_memory(model, hardware, scenario)
-    except SizingError:
-        return None  # e.g. vLLM cannot split the heads over this GPU count
-
-
 def _reaches(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, goal: _Goal) -> bool:
-    plan = feasible_plan(model, hardware, scenario)
+    # Every goal excludes "exceeds", so candidates that do not fit are rejected by estimate.fits without a plan.
+    plan = fitting_plan(model, hardware, scenario)
     return plan is not None and goal.reached(plan.fit.verdict)
 
 
@@ -199,8 +176,8 @@ def _shorter_context(current: Estimate, goal: _Goal) -> FitOption | None:
     """Largest preset below the current context that reaches the goal (memory grows with context: bisect)."""
     scenario = current.scenario
     presets = [context for context in reversed(CONTEXT_PRESETS) if context < scenario.context]  # largest first
-    first = _first_reaching(len(presets), lambda i: _reaches(current.model, current.hardware,
-                                                             _with_context(scenario, presets[i]), goal))
+    first = first_true(0, len(presets) - 1, lambda i: _reaches(current.model, current.hardware,
+                                                               _with_context(scenario, presets[i]), goal))
     if first is None:
         return None
     changed = _with_context(scenario, presets[first])
@@ -222,27 +199,13 @@ def _smaller_format(current: Estimate, goal: _Goal) -> FitOption | None:
     scenario, model = current.scenario, current.model
     current_bpw = quant_format(scenario.quant).bits_per_weight
     ladder = [quant for quant in FORMAT_LADDER[scenario.engine] if quant_format(quant).bits_per_weight < current_bpw]
-    first = _first_reaching(len(ladder), lambda i: _reaches(model, current.hardware,
-                                                            replace(scenario, quant=ladder[i]), goal))
+    first = first_true(0, len(ladder) - 1, lambda i: _reaches(model, current.hardware,
+                                                              replace(scenario, quant=ladder[i]), goal))
     if first is None:
         return None
     quant = ladder[first]
     return _option("smaller_format", {"quant": quant, "previous": current.weights.quant},
                    _changed(current, quant=quant), goal)
-
-
-def _first_reaching(count: int, reaches) -> int | None:
-    """Smallest index in range(count) for which ``reaches`` holds, for a predicate that stays true once true."""
-    if count == 0 or not reaches(count - 1):
-        return None
-    low, high = 0, count - 1  # reaches(high) holds
-    while low < high:
-        middle = (low + high) // 2
-        if reaches(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
 
 
 def _moe_offload(current: Estimate, goal: _Goal) -> FitOption | None:

@@ -252,8 +252,7 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     demand: the verdict is taken before it. tests/test_fitting_plan.py checks the bound against the plans
     of the catalog grid.
     """
-    include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
-    weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+    weights = weight_bytes(model, scenario.quant, include_mtp=includes_mtp(model, scenario))
     try:
         kv = _kv_or_none(model, scenario)
     except SizingError:
@@ -263,10 +262,15 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     return max(on_gpus, 0.0) / max(scenario.gpus, 1)
 
 
+def includes_mtp(model: ModelSpec, scenario: Scenario) -> bool:
+    """Whether the weights include the MTP block: llama.cpp's GGUF keeps it for these architectures."""
+    return scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
+
+
 @lru_cache(maxsize=8192)
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
     """Weights, KV, runtime, placement and verdict. SizingError for scenarios the engine cannot run."""
-    include_mtp = scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
+    include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
     if scenario.engine == "vllm":
         return _plan_vllm(model, hardware, scenario, weights)

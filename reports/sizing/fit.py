@@ -213,7 +213,7 @@ def _auto_llama_cpp(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], h
     n_blocks = len(layout.blocks)
     all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)
     if any(block.is_moe for block in layout.blocks):
-        fitting = _first_true(1, n_blocks, lambda n: _fits(_loads(demand, all_on_gpu, n, gpus), usable))
+        fitting = first_true(1, n_blocks, lambda n: _fits(_loads(demand, all_on_gpu, n, gpus), usable))
         if fitting is not None:
             loads = _loads(demand, all_on_gpu, fitting, gpus)
             return _placed(demand_per_gpu, loads, host, n_blocks + 1, fitting,
@@ -228,7 +228,7 @@ def _auto_llama_cpp(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], h
 
     # -ngl counts from the top: more layers on the GPU only ever adds bytes, so the largest fitting count is the
     # last one for which fits_with holds. Search by bisection on the negated predicate.
-    too_many = _first_true(1, n_blocks, lambda layers: not fits_with(layers))
+    too_many = first_true(1, n_blocks, lambda layers: not fits_with(layers))
     gpu_layers = n_blocks if too_many is None else too_many - 1
     loads = _loads(demand, assign_slots(n_blocks, gpu_layers, points), n_cpu_moe, gpus)
     moe_note = "all routed experts and " if n_cpu_moe else ""
@@ -239,7 +239,7 @@ def _auto_llama_cpp(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], h
     return _placed(demand_per_gpu, loads, host, gpu_layers, n_cpu_moe or None, how)
 
 
-def _first_true(low: int, high: int, predicate) -> int | None:
+def first_true(low: int, high: int, predicate) -> int | None:
     """Smallest n in [low, high] with predicate(n), for a predicate that stays true once true; None if never."""
     if low > high or not predicate(high):
         return None
