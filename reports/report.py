@@ -263,9 +263,9 @@ class ReportPage:
         usable = usable_bytes(self.hardware)
         rows = []
         for method, memory in memories.items():
-            state = memory.adapters + memory.gradients + memory.optimizer_states + memory.master_weights
-            rows.append(FinetuneRow(method, memory.total, memory.weights, state, memory.activations,
-                                    memory.overhead, memory.total <= usable, memory.gpus_needed(usable)))
+            gpus_needed = memory.gpus_needed(usable)
+            rows.append(FinetuneRow(method, memory.total, memory.weights, memory.training_state, memory.activations,
+                                    memory.overhead, gpus_needed == 1, gpus_needed))
         return rows
 
     # ---- section 12: KV growth and 8-bit savings

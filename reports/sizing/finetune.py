@@ -175,6 +175,11 @@ class FinetuneMemory:
         return self.weights + self.adapters + self.gradients + self.optimizer_states + self.master_weights
 
     @property
+    def training_state(self) -> float:
+        """What training adds to the weights: adapters, gradients, optimizer states and master weights."""
+        return self.sharded - self.weights
+
+    @property
     def replicated(self) -> float:
         """Bytes every GPU holds whatever the GPU count."""
         return self.activations + self.overhead

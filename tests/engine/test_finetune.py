@@ -112,6 +112,7 @@ def test_full_fine_tuning_needs_14_bytes_per_param_beyond_the_weights_not_the_se
     result = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "full")
     beyond_weights = (result.gradients + result.master_weights + result.optimizer_states) / LLAMA_PARAMS
     assert beyond_weights == 14  # 2 + 4 + 8
+    assert result.training_state / LLAMA_PARAMS == 14  # full fine-tuning has no adapters
     eight_bit = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "full", FinetuneOptions(optimizer="adamw8bit"))
     # 2 + 2 + 4 + 2 × (1 + 4/256) = 10.03125 B/param
     assert eight_bit.sharded / LLAMA_PARAMS == 10.03125
