@@ -1,6 +1,7 @@
 """Widgets rendered in Python. Django's template-based widgets render three templates per <input> and one per
-<option>: ~40 ms for the configurator's ~90 options and ~0.4 ms per number field on every report page. The output
-is the same markup Django's templates produce (tests/test_widgets.py compares them)."""
+<option>. Measured with timeit on the 2-core development machine: a 90-option select 8.7–9.7 ms with Django's
+widget, 0.6–0.7 ms here; a number input 0.30 ms, 0.14 ms here. The output is the same markup Django's templates
+produce (tests/test_widgets.py compares them)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ class FastSelect(forms.Select):
         final_attrs = self.build_attrs(self.attrs, {**(attrs or {}), "name": name})
         selected = set(self.format_value(value))
         # Values and labels escaped as Django's template escapes them; one join instead of format_html_join, which
-        # costs ~8 µs per option (the configurator renders ~90 options per page).
+        # costs ~17–19 µs per option, the join ~7–8 µs (the configurator renders ~90 options per page).
         options = "".join(
             f'<option value="{escape(option_value)}"{" selected" if str(option_value) in selected else ""}>'
             f"{conditional_escape(label)}</option>"
