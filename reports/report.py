@@ -47,8 +47,8 @@ def _reversed(url_name: str, kwargs: tuple[tuple[str, str], ...], language: str,
 
 
 def url_pattern(url_name: str, **kwargs: str) -> str:
-    """reverse() in the active language, memoized: a report links to ~150 reports and reverse() costs 0.13–0.15 ms (timeit).
-    Callers pass placeholders (MODEL-SLUG, HARDWARE-SLUG) and substitute them, one pattern for many links."""
+    """reverse() in the active language, memoized: a report links to ~150 reports and one reverse() costs
+    0.13–0.15 ms (timeit). Callers pass placeholders (MODEL-SLUG, HARDWARE-SLUG) and substitute them, one pattern for many links."""
     return _reversed(url_name, tuple(sorted(kwargs.items())), get_language(), get_script_prefix(), get_urlconf())
 
 
