@@ -37,3 +37,22 @@ def test_bound_fields_of_the_configurator_render_like_django():
 
     for data in ({"hours": "4"}, {"hours": "x"}, {}):
         assert parse_html(str(Fast(data)["hours"])) == parse_html(str(Stock(data)["hours"]))
+
+
+def test_fast_select_options_follow_their_choices_and_language():
+    """The escaped options are cached per choice list: a safe label, a value of another type with the same text
+    hash, and a lazy label in another language each get their own markup."""
+    from django.utils.safestring import mark_safe
+    from django.utils.translation import gettext_lazy, override
+
+    def markup(choices, value):
+        return FastSelect(choices=choices).render("x", value)
+
+    assert "&lt;b&gt;" in markup([("a", "<b>")], "a") and "<b>" in markup([("a", mark_safe("<b>"))], "a")
+    assert 'value="1.0" selected' in markup([(1.0, "one")], "1.0") and 'value="1" selected' in markup(
+        [(1, "one")], "1")
+    with override("de"):
+        german = markup([("auto", gettext_lazy("other"))], "auto")
+    with override("en"):
+        english = markup([("auto", gettext_lazy("other"))], "auto")
+    assert ">other<" in english and ">other<" not in german
