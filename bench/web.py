@@ -42,6 +42,7 @@ import os
 import platform
 import subprocess
 import sys
+import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -109,6 +110,7 @@ def main() -> int:
                                 ok_statuses=frozenset({200}))
             results.append((row, stats, weigh(client, row.sample)))
             print_row(row, stats, results[-1][2])
+        print(f"# after the rows: {cpu_reference_line()}")
         print_failures(results)
         print_weights_and_targets(client, report_path, assets, results)
         tracebacks = server.logged_tracebacks()
@@ -258,11 +260,32 @@ def print_header(args, site: Site, assets: list[str], report: Response) -> None:
     print(f"# page cache: {page_cache_status(report)}")
     print(f"# load average before the run: {' '.join(f'{load:.2f}' for load in os.getloadavg())} "
           "(other processes on this machine share its CPUs)")
+    print(f"# {cpu_reference_line()}")
     for page in ("model", "hardware", "search", "sitemap"):
         print(f"# {page} page: {site.describe(page)}")
     print(f"# assets linked by the report page: {', '.join(assets) or 'none'}")
     print()
     print(f"{'row':<26}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>10}{'gzip':>9}")
+
+
+CPU_REFERENCE = "sum(i * i for i in range(10000))"
+CPU_REFERENCE_RUNS = 200
+
+
+def cpu_reference_line() -> str:
+    """How fast each CPU runs a fixed pure-Python loop right now. On a virtual machine whose CPUs are shared with
+    other tenants this changes by up to 2× within minutes (measured on the development VM: 0.67–1.35 ms per loop),
+    and every latency above changes with it; printed before and after the rows so runs can be compared."""
+    cpus = sorted(os.sched_getaffinity(0))
+    timings = []
+    try:
+        for cpu in cpus:
+            os.sched_setaffinity(0, {cpu})
+            seconds = min(timeit.repeat(CPU_REFERENCE, number=CPU_REFERENCE_RUNS // 4, repeat=4))
+            timings.append(f"cpu{cpu} {seconds / (CPU_REFERENCE_RUNS // 4) * 1000:.2f}")
+    finally:
+        os.sched_setaffinity(0, set(cpus))
+    return f"CPU reference ({CPU_REFERENCE}, ms per loop, lower is faster): {', '.join(timings)}"
 
 
 def print_row(row: Row, stats: RunStats, weight: Weight) -> None:
