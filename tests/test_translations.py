@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import re
+
 import pytest
 from babel.messages.pofile import read_po
 from django.template.loader import render_to_string
@@ -19,6 +21,30 @@ def test_every_german_message_is_translated():
                     if message.id and (not all(message.string if isinstance(message.string, tuple)
                                                else [message.string]) or message.fuzzy)]
     assert untranslated == []
+
+
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sdif]")
+
+
+def test_german_messages_keep_every_placeholder():
+    """A translation that drops a placeholder shows a fixed value where the English shows the computed one (it
+    happened: "at %(quant)s with %(context)s context" had become "in Q4_K_M mit 8K Kontext"). The singular of a
+    plural may leave out the count ("Ein Modell")."""
+    with (LOCALE / "de" / "LC_MESSAGES" / "django.po").open("rb") as handle:
+        catalog = read_po(handle)
+    mismatched = []
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        expected = set().union(*(PLACEHOLDER.findall(text) for text in ids))
+        for index, form in enumerate(forms):
+            optional = {"n", "count"} if len(forms) > 1 and index == 0 else set()
+            found = set(PLACEHOLDER.findall(form))
+            if found - expected or (expected - optional) - found:
+                mismatched.append((ids[0], form))
+    assert mismatched == []
 
 
 @pytest.mark.parametrize("code, params", sorted(documented_codes().items()))

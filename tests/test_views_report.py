@@ -107,3 +107,18 @@ def test_fine_tuning_memory_does_not_depend_on_the_serving_engine(client):
     llama = section("engine=llama.cpp&kv_dtype=f16")
     assert section("engine=vllm&kv_dtype=f16&context=32768") == llama
     assert "Fits on one" in llama.split("</article>")[0]
+
+
+@pytest.mark.parametrize("lang, caption_text, more_text", [("en", "{n} of {n} catalog", "{more} more offers"),
+                                                           ("de", "{n} von {n} Cloud-Angeboten", "{more} weitere Angebote")])
+def test_offers_beyond_the_first_eight_are_counted_in_the_visitors_language(client, db, lang, caption_text, more_text):
+    """Llama 3.1 8B at Q4_K_M and 8K fits on every catalog cloud offer: 8 in the table, the rest behind "more"
+    (the German text once said "Alle 25 Modelle", a msgmerge guess kept by mistake)."""
+    from catalog.models import CloudOffer
+
+    offers = CloudOffer.objects.filter(is_active=True).count()
+    assert offers > 9
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang)).content.decode()
+    caption = re.search(r"<caption>(.*?)</caption>", body[body.index('id="cloud"'):], re.S).group(1)
+    assert caption_text.format(n=offers) in caption
+    assert f"<summary>{more_text.format(more=offers - 8)}</summary>" in body
