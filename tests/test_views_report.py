@@ -122,3 +122,13 @@ def test_offers_beyond_the_first_eight_are_counted_in_the_visitors_language(clie
     caption = re.search(r"<caption>(.*?)</caption>", body[body.index('id="cloud"'):], re.S).group(1)
     assert caption_text.format(n=offers) in caption
     assert f"<summary>{more_text.format(more=offers - 8)}</summary>" in body
+
+
+@pytest.mark.parametrize("lang, gpus, expected", [
+    ("en", 1, "One RTX 4090 (22.8 GiB usable) runs Llama"), ("en", 2, "2 × RTX 4090 (22.8 GiB usable each) run Llama"),
+    ("de", 1, "Eine RTX 4090 (22,8 GiB nutzbar) führt Llama"), ("de", 2, "2 × RTX 4090 (je 22,8 GiB nutzbar) führen Llama"),
+])
+def test_verdict_note_agrees_with_the_gpu_count(client, db, lang, gpus, expected):
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang, f"gpus={gpus}")).content.decode()
+    notes = body[body.index('id="notes"'):]
+    assert expected in re.sub(r"\s+", " ", notes[:3000])
