@@ -126,9 +126,10 @@ def test_offers_beyond_the_first_eight_are_counted_in_the_visitors_language(clie
 
 @pytest.mark.parametrize("lang, gpus, expected", [
     ("en", 1, "One RTX 4090 (22.8 GiB usable) runs Llama"), ("en", 2, "2 × RTX 4090 (22.8 GiB usable each) run Llama"),
-    ("de", 1, "Eine RTX 4090 (22,8 GiB nutzbar) führt Llama"), ("de", 2, "2 × RTX 4090 (je 22,8 GiB nutzbar) führen Llama"),
+    ("de", 1, "1 × RTX 4090 (22,8 GiB nutzbar) führt Llama"), ("de", 2, "2 × RTX 4090 (je 22,8 GiB nutzbar) führen Llama"),
 ])
 def test_verdict_note_agrees_with_the_gpu_count(client, db, lang, gpus, expected):
+    """German keeps "1 ×" in the singular: an article would need each accelerator's gender (die RTX, der Mac)."""
     body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang, f"gpus={gpus}")).content.decode()
     notes = body[body.index('id="notes"'):]
     assert expected in re.sub(r"\s+", " ", notes[:3000])
