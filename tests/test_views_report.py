@@ -133,3 +133,13 @@ def test_verdict_note_agrees_with_the_gpu_count(client, db, lang, gpus, expected
     body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang, f"gpus={gpus}")).content.decode()
     notes = body[body.index('id="notes"'):]
     assert expected in re.sub(r"\s+", " ", notes[:3000])
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_formula_numbers_read_the_same_in_both_languages(client, db, lang):
+    """The formulas are code-like English on both pages; "131,072 B/token" would read as 131.072 in German, so
+    their digits are grouped by narrow no-break spaces (reports/sizing/explain.py)."""
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang)).content.decode()
+    how = body[body.index('id="how"'):body.index('id="recommend"')]
+    assert "= 131\u202f072 B/token × 8\u202f192 cells" in how
+    assert "131,072" not in how and "131.072" not in how

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from .errors import SizingError
+from .explain import grouped
 from .specs import AttentionShape, ModelSpec, Scenario
 
 GIB = 2**30
@@ -265,7 +266,7 @@ def _attention_kinds(spec: ModelSpec) -> list[tuple[str, int, AttentionShape, in
 
 
 def _fmt(value: float) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.4g}"
+    return f"{grouped(value)}" if float(value).is_integer() else f"{value:,.4g}"
 
 
 def _dtype_label(kv_dtype: str) -> str:
@@ -314,10 +315,10 @@ def _llama_cpp_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) -> list
         else:
             head = f"{shape.num_kv_heads} kv heads × ({shape.head_dim} K + {v_width // shape.num_kv_heads} V)"
         explanation = (f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = "
-                       f"{_fmt(per_layer * layers)} B/token × {cells:,} cells")
+                       f"{_fmt(per_layer * layers)} B/token × {grouped(cells)} cells")
         if window is not None:
             explanation += (" (n_ctx, --swa-full)" if scenario.swa_full else
-                            f" (pad256(min(n_ctx {n_ctx:,}, {window:,} × {scenario.batch} seq + "
+                            f" (pad256(min(n_ctx {grouped(n_ctx)}, {grouped(window)} × {scenario.batch} seq + "
                             f"{scenario.n_ubatch} ubatch)))")
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=total,
@@ -344,7 +345,7 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
         bytes=per_layer * layers * n_ctx, bytes_per_rank=per_layer * layers * n_ctx,
         explanation=(f"1 latent head × ({mla.kv_lora_rank} kv_lora_rank + {mla.qk_rope_head_dim} rope) × "
                      f"{_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} B/token "
-                     f"× {n_ctx:,} cells (K only, no V)"),
+                     f"× {grouped(n_ctx)} cells (K only, no V)"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim,
                 "dtype_bytes": size, "n_ctx": n_ctx})]
     if spec.dsa_indexer is not None:
@@ -356,7 +357,7 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=per_layer_idx, cells=n_ctx,
             bytes=per_layer_idx * layers * n_ctx, bytes_per_rank=per_layer_idx * layers * n_ctx,
             explanation=(f"DSA indexer key: 1 head × {index_dim} × {_dtype_label(kv_dtype)} × "
-                         f"{layers} layers = {_fmt(per_layer_idx * layers)} B/token × {n_ctx:,} cells"),
+                         f"{layers} layers = {_fmt(per_layer_idx * layers)} B/token × {grouped(n_ctx)} cells"),
             inputs={"index_head_dim": index_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
     return terms
 
@@ -413,7 +414,8 @@ def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=0.0, cells=0, bytes=total,
             bytes_per_rank=per_seq_rank * batch, per_sequence=True,
-            explanation=(f"({conv:,} conv + {ssm:,} state) elements × {_fmt(state_bytes)} B × {layers} layers"
+            explanation=(f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {_fmt(state_bytes)} B × "
+                         f"{layers} layers"
                          f"{f' per rank (TP {tp})' if tp > 1 else ''} = {_fmt(per_seq_rank)} B per sequence "
                          f"× {batch} sequences, independent of context; {dtype_note}"),
             inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes, "tp": tp}))
@@ -461,12 +463,13 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
         head = (f"2 × {heads} kv heads/rank × {shape.head_dim}" if shape.head_dim == shape.v_dim else
                 f"{heads} kv heads/rank × ({shape.head_dim} K + {shape.v_dim} V)")
         window_note = "" if window is None else (
-            f" (window {window:,}: {blocks} pages of {VLLM_BLOCK_SIZE} with max_num_batched_tokens {mnbt:,})")
+            f" (window {grouped(window)}: {blocks} pages of {VLLM_BLOCK_SIZE} with max_num_batched_tokens "
+            f"{grouped(mnbt)})")
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
             bytes_per_rank=per_rank, window_tokens=window,
             explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} "
-                         f"B/token/GPU{replicated} × {cells:,} tokens × {batch} sequences{window_note}"),
+                         f"B/token/GPU{replicated} × {grouped(cells)} tokens × {batch} sequences{window_note}"),
             inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
@@ -496,7 +499,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
         kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
         bytes_per_rank=per_rank,
         explanation=(f"{how} × {layers} layers = {_fmt(per_layer * layers)} B/token/GPU (not split by TP) × "
-                     f"{cells:,} tokens × {batch} sequences"),
+                     f"{grouped(cells)} tokens × {batch} sequences"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim, "tp": tp})]
     if spec.dsa_indexer is not None:
         index_dim = spec.dsa_indexer.head_dim
@@ -506,7 +509,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=float(idx), cells=cells,
             bytes=idx_rank * tp, bytes_per_rank=idx_rank,
             explanation=(f"DSA indexer key: {index_dim} fp8 + {idx - index_dim} B scales = "
-                         f"{idx} B × {layers} layers = {_fmt(idx * layers)} B/token/GPU × {cells:,} tokens × "
+                         f"{idx} B × {layers} layers = {_fmt(idx * layers)} B/token/GPU × {grouped(cells)} tokens × "
                          f"{batch} sequences"),
             inputs={"index_head_dim": index_dim, "tp": tp}))
     return terms

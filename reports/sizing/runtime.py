@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from .errors import SizingError
+from .explain import grouped
 from .kv_cache import (
     GIB,
     VLLM_BLOCK_SIZE,
@@ -192,20 +193,21 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
     n_vocab, n_embd = spec.vocab_size, spec.hidden_size
     logits = F32 * ub * (n_vocab + n_embd)
     compute = logits
-    compute_how = f"4 B × ub {ub} × (n_vocab {n_vocab:,} + n_embd {n_embd:,}) logits peak"
+    compute_how = f"4 B × ub {ub} × (n_vocab {grouped(n_vocab)} + n_embd {grouped(n_embd)}) logits peak"
     n_head = _attention_heads(spec)
     if not scenario.flash_attention and n_head:
         attention = F32 * ub * (n_kv * (n_head + 1) + LLAMA_CPP_FA_OFF_EMBD_TENSORS * n_embd)
         if attention > logits:
             compute = attention
-            compute_how = (f"flash attention off: 4 B × ub {ub} × (n_kv {n_kv:,} × ({n_head} heads + 1) + "
-                           f"{LLAMA_CPP_FA_OFF_EMBD_TENSORS} × n_embd {n_embd:,}) KQ peak")
+            compute_how = (f"flash attention off: 4 B × ub {ub} × (n_kv {grouped(n_kv)} × ({n_head} heads + 1) + "
+                           f"{LLAMA_CPP_FA_OFF_EMBD_TENSORS} × n_embd {grouped(n_embd)}) KQ peak")
     host = F32 * ub * (n_embd + n_kv)
     output = F32 * n_vocab * scenario.batch
     return {
         "compute buffer": (compute, compute_how),
-        "host compute buffer": (host, f"4 B × ub {ub} × (n_embd {n_embd:,} + n_kv {n_kv:,}): embeddings + KQ mask"),
-        "output buffer": (output, f"4 B × n_vocab {n_vocab:,} × {scenario.batch} sequences (f32 logits)"),
+        "host compute buffer": (host, f"4 B × ub {ub} × (n_embd {grouped(n_embd)} + n_kv {grouped(n_kv)}): "
+                                      "embeddings + KQ mask"),
+        "output buffer": (output, f"4 B × n_vocab {grouped(n_vocab)} × {scenario.batch} sequences (f32 logits)"),
     }
 
 
@@ -252,11 +254,12 @@ def vllm_activation_peak(spec: ModelSpec, *, max_num_seqs: int, max_num_batched_
     forward = max_num_batched_tokens * act_bytes * (
         VLLM_FORWARD_FFN_TENSORS * ffn + VLLM_FORWARD_HIDDEN_TENSORS * spec.hidden_size)
     if sampler >= forward:
-        how = (f"sampler warm-up: {requests:,} requests × vocab {spec.vocab_size:,} × "
+        how = (f"sampler warm-up: {grouped(requests)} requests × vocab {grouped(spec.vocab_size)} × "
                f"{VLLM_SAMPLER_BYTES_PER_LOGIT} B (f32 logits + sorted f32 + int64 indices)")
     else:
-        how = (f"forward pass: {max_num_batched_tokens:,} tokens × {act_bytes} B × ({VLLM_FORWARD_FFN_TENSORS} × "
-               f"FFN width {ffn:,.0f} + {VLLM_FORWARD_HIDDEN_TENSORS} × hidden {spec.hidden_size:,})")
+        how = (f"forward pass: {grouped(max_num_batched_tokens)} tokens × {act_bytes} B × "
+               f"({VLLM_FORWARD_FFN_TENSORS} × FFN width {grouped(round(ffn))} + "
+               f"{VLLM_FORWARD_HIDDEN_TENSORS} × hidden {grouped(spec.hidden_size)})")
     return RuntimeTerm("activation peak", max(sampler, forward), "device", how,
                        {"sampler_bytes": sampler, "forward_bytes": forward, "requests": requests})
 

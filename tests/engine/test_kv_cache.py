@@ -75,7 +75,7 @@ def test_llama_3_1_8b_bytes_per_token_matches_vllm_log():
     kv = kv_cache(LLAMA_3_1_8B, LLAMA_CPP)
     assert kv.bytes_per_token == 131_072
     assert kv.total_bytes == 131_072 * 8192 == GIB
-    assert "2 × 8 kv heads × 128 × 2 B × 32 layers = 131,072 B/token" in kv.terms[0].explanation
+    assert "2 × 8 kv heads × 128 × 2 B × 32 layers = 131\u202f072 B/token × 8\u202f192 cells" in kv.terms[0].explanation
 
 
 @pytest.mark.parametrize("context, gib", [(8192, 2.875), (32768, 11.5)])
