@@ -143,3 +143,9 @@ def test_formula_numbers_read_the_same_in_both_languages(client, db, lang):
     formulas = " ".join(re.findall(r"<code>(.*?)</code>", body[body.index('id="how"'):body.index('id="recommend"')]))
     assert "= 131\u202f072 B/token × 8\u202f192 cells" in formulas
     assert not re.search(r"\d[,.]\d{3}\b", formulas)  # no locale's group separator in any formula
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "on RunPod, 1 GPU at"), ("de", "bei RunPod, 1 GPU zu")])
+def test_cost_line_counts_the_offers_gpus(client, db, lang, expected):
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang)).content.decode()
+    assert expected in body and "GPU(s)" not in body
