@@ -265,3 +265,10 @@ def test_query_count_does_not_grow_with_the_catalog(client, django_assert_num_qu
     estimates._snapshot_cache.clear()
     with django_assert_num_queries(len(before.captured_queries)):
         assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "launch MSRP · recorded"), ("de", "launch MSRP · erfasst am")])
+def test_hardware_price_says_when_it_was_recorded_not_that_it_is_current(client, lang, expected):
+    """A launch MSRP recorded in 2026 is not the price "as of" 2026: the note comes first, then the recording date."""
+    body = client.get(f"/{lang}/hardware/rtx-4090/").content.decode()
+    assert expected in body
