@@ -213,6 +213,10 @@ class ModelPage:
         return attention_kind(self.model)
 
     @property
+    def speed_upper_bound(self) -> bool:
+        return self.report.speed_upper_bound
+
+    @property
     def hardware(self) -> HardwareSpec:
         return self.report.hardware
 
@@ -272,6 +276,7 @@ class ModelRow:
     verdict: str | None
     report_url: str  # with ?quant= when a format fits
     model_url: str
+    speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
 
     @property
     def fits(self) -> bool:
@@ -316,14 +321,15 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     params = count_parameters(model)
     best = best_fitting_format(model, hardware)
     if best is None:
-        return ModelRow(row, params.total or None, None, None, None, "exceeds", report_url, model_url)
+        return ModelRow(row, params.total or None, None, None, None, "exceeds", report_url, model_url,
+                        not model.layer_count_known)
     quant, plan = best
     scenario = replace(DEFAULT_SCENARIO, quant=quant)
     decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
     query = QueryDict(mutable=True)
     query["quant"] = quant
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
-                    f"{report_url}?{query.urlencode()}", model_url)
+                    f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known)
 
 
 @dataclass
@@ -417,6 +423,7 @@ class FittingModel:
     decode_tok_s: float
     verdict: str
     report_url: str
+    speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
 
 
 @dataclass(frozen=True)
@@ -450,7 +457,8 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
                                                    plan.fit.verdict,
-                                                   template.replace("MODEL-SLUG", row.slug, 1) + suffix)))
+                                                   template.replace("MODEL-SLUG", row.slug, 1) + suffix,
+                                                   not model.layer_count_known)))
     fitting.sort(key=lambda item: (-item[0], item[1].name))
     return EntryPoint(key, hardware, gpus, tuple(item for _, item in fitting[:ENTRY_POINT_LIMIT]), len(fitting))
 

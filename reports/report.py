@@ -127,6 +127,11 @@ class ReportPage:
     rendered_sections: dict[str, str] = field(default_factory=dict)
 
     @property
+    def speed_upper_bound(self) -> bool:
+        """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
+        return not self.model.layer_count_known
+
+    @property
     def custom_hardware(self) -> bool:
         return self.hardware_form is not None
 

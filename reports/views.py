@@ -220,6 +220,7 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     form = compare_form(model, request.GET, catalog)
     columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
     context = {"model": model, "model_row": model_row, "form": form, "choices": choices, "rejected": rejected,
+               "speed_upper_bound": not model.layer_count_known,
                "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),
                "slots": [(slot, choices[slot] if slot < len(choices) else None) for slot in range(MAX_COMPARED)],
                "counts": (1, 2, 4, 8),

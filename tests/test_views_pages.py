@@ -272,3 +272,15 @@ def test_hardware_price_says_when_it_was_recorded_not_that_it_is_current(client,
     """A launch MSRP recorded in 2026 is not the price "as of" 2026: the note comes first, then the recording date."""
     body = client.get(f"/{lang}/hardware/rtx-4090/").content.decode()
     assert expected in body
+
+
+def test_listings_mark_speeds_of_models_without_layer_count(client):
+    """On the hardware page and the home page a model without layer count shows "≤ … tok/s", the others "~"."""
+    import re
+    body = re.sub(r"\s+", " ", client.get("/en/hardware/rtx-4090/").content.decode())
+    estimated = re.search(r">Qwen3.6 35B-A3B</a></th>(.*?)</tr>", body).group(1)
+    sourced = re.search(r">Qwen3.5 35B-A3B</a></th>(.*?)</tr>", body).group(1)
+    assert "≤ " in estimated and "~" not in estimated
+    assert "~" in sourced and "≤" not in sourced
+    home = re.sub(r"\s+", " ", client.get("/en/").content.decode())
+    assert re.search(r">Qwen3.6 35B-A3B</a> <span class=\"muted\">[^<]*≤ ", home)

@@ -149,3 +149,15 @@ def test_formula_numbers_read_the_same_in_both_languages(client, db, lang):
 def test_cost_line_counts_the_offers_gpus(client, db, lang, expected):
     body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang)).content.decode()
     assert expected in body and "GPU(s)" not in body
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_speeds_of_a_model_without_layer_count_are_bounds(client, db, lang):
+    """Qwen3.6 35B-A3B has no config.json and no sourced family member: its speeds leave out the per-layer kernel
+    time (Qwen3.5-35B-A3B on the same card: 3.30 of 5.55 ms per token), so the page shows bounds, never "~"."""
+    body = re.sub(r"\s+", " ", client.get(url("qwen3-6-35b-a3b", "rtx-4090", lang)).content.decode())
+    speed = body[body.index('id="speed"'):body.index('id="how"')]
+    assert "≤ " in speed and "≥ " in speed and "~" not in speed.replace("~$", "")
+    assert "tok/s" in speed
+    sourced = re.sub(r"\s+", " ", client.get(url("qwen3-5-35b-a3b", "rtx-4090", lang)).content.decode())
+    assert "≤ " not in sourced[sourced.index('id="speed"'):sourced.index('id="how"')]

@@ -715,6 +715,9 @@ def _estimated_model_notes(model: ModelSpec) -> list[Note]:
     else:
         notes.append(Note("kv_unknown", "KV cache unknown: no config.json and no sourced family member; memory "
                           "figures exclude it and kv_cache is null"))
+    if not model.layer_count_known:
+        notes.append(Note("speed_upper_bound", "layer count unknown: decode and prefill speeds leave out the fixed "
+                          "per-layer kernel time and are upper bounds (TTFT a lower bound)"))
     return notes
 
 

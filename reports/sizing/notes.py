@@ -20,6 +20,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     No config.json: KV cache and per-layer speed terms come from the nearest sourced family member.
 ``kv_unknown``                 (none)
     No config.json and no family member: KV cache excluded, kv_cache is null.
+``speed_upper_bound``          (none)
+    No layer count (no config.json, no family member): speeds leave out the per-layer kernel time (upper bounds).
 ``weights_published_size``     quant: str
     Weights taken from the published file size of that quant.
 ``weights_rule_from``          quant: str, rule_from: str (the llama-quantize type used instead)

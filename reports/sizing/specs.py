@@ -169,6 +169,13 @@ class ModelSpec:
         """False for catalog models known only by their stated parameter counts."""
         return bool(self.layers)
 
+    @property
+    def layer_count_known(self) -> bool:
+        """Whether the speed model knows the layers (its own shapes or a sourced family member's). Without them the
+        fixed per-layer kernel time (throughput.decode_speed's overhead_s: 3.3 of 5.55 ms per token for
+        Qwen3.5-35B-A3B on an RTX 4090) is left out, and the speeds are upper bounds."""
+        return self.has_shapes or self.kv_proxy is not None
+
 
 HardwareKind = Literal["discrete", "accelerator", "unified"]
 Backend = Literal["cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"]

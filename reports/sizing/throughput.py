@@ -357,6 +357,16 @@ class DecodeSpeed:
     moe_layers: int
 
     @property
+    def transfer_ms(self) -> float:
+        """Per token: reading weights and KV from GPU memory and system RAM, plus tensor-parallel all-reduces."""
+        return (self.gpu_memory_s + self.ram_memory_s + self.allreduce_s) * 1000
+
+    @property
+    def overhead_ms(self) -> float:
+        """Per token: the fixed kernel time of every layer (0 when the layer count is unknown)."""
+        return self.overhead_s * 1000
+
+    @property
     def bound(self) -> Bound:
         parts = {"memory": self.gpu_memory_s + self.ram_memory_s, "latency": self.overhead_s + self.allreduce_s}
         return max(parts, key=parts.get)  # type: ignore[return-value,arg-type]

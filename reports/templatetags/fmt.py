@@ -74,18 +74,20 @@ def gb(value, digits: int = 2) -> str:
 
 
 @register.filter
-def toks(value) -> str:
-    """Tokens per second: ~115 tok/s, ~2.7 tok/s."""
+def toks(value, upper_bound=False) -> str:
+    """Tokens per second: ~115 tok/s, ~2.7 tok/s; {{ x|toks:page.speed_upper_bound }} gives "≤ 494 tok/s" for a
+    model whose layer count is unknown (ModelSpec.layer_count_known)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"~{formatting.significant(value, get_language())} tok/s"
+    return f"{'≤ ' if upper_bound else '~'}{formatting.significant(value, get_language())} tok/s"
 
 
 @register.filter
-def ms(value) -> str:
+def ms(value, lower_bound=False) -> str:
+    """Milliseconds: ~488 ms; ≥ 189 ms when the time leaves out the per-layer kernel time (see toks)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"~{formatting.number(value, get_language(), 0)} ms"
+    return f"{'≥ ' if lower_bound else '~'}{formatting.number(value, get_language(), 0)} ms"
 
 
 @register.filter

@@ -82,6 +82,20 @@ def test_shapeless_model_notes():
     assert notes["kv_from_proxy"].params == {"proxy": proxy.name}
     assert "finetune_unknown" in notes
     assert "kv_unknown" in codes(estimate(replace(model, kv_proxy=None), H100, Scenario()))
+    assert "speed_upper_bound" not in notes  # the family member's layers give the per-layer kernel time
+
+
+def test_speed_without_a_layer_count_is_an_upper_bound():
+    """No shapes and no family member: the per-layer kernel time is left out (overhead 0), so the speed is the
+    bandwidth bound alone and the estimate says so. With the family member's 32 layers the kernel time counts."""
+    without = estimate(_shapeless(kv_proxy=False), H100, Scenario())
+    with_proxy = estimate(_shapeless(kv_proxy=True), H100, Scenario())
+    assert "speed_upper_bound" in codes(without) and "speed_upper_bound" not in codes(with_proxy)
+    assert without.decode.num_layers == 0 and without.decode.overhead_s == 0.0
+    assert without.decode.ms_per_token == pytest.approx(without.decode.transfer_ms)
+    assert with_proxy.decode.num_layers == 32 and with_proxy.decode.overhead_ms > 0
+    assert with_proxy.decode.ms_per_token == pytest.approx(with_proxy.decode.transfer_ms + with_proxy.decode.overhead_ms)
+    assert not _shapeless(kv_proxy=False).layer_count_known and _shapeless(kv_proxy=True).layer_count_known
 
 
 def _shapeless(kv_proxy: bool, params: float = 90e9) -> ModelSpec:
