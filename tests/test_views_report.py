@@ -161,3 +161,13 @@ def test_speeds_of_a_model_without_layer_count_are_bounds(client, db, lang):
     assert "tok/s" in speed
     sourced = re.sub(r"\s+", " ", client.get(url("qwen3-5-35b-a3b", "rtx-4090", lang)).content.decode())
     assert "≤ " not in sourced[sourced.index('id="speed"'):sourced.index('id="how"')]
+
+
+@pytest.mark.parametrize("quant, source", [("Q4_K_M", "llama.cpp's per-tensor quantization rules"),
+                                           ("FP8", "the FP8 checkpoint's storage of each tensor")])
+def test_weights_source_names_the_formats_own_rules(client, db, quant, source):
+    """GGUF files are sized by llama-quantize's rules; FP8/AWQ checkpoints by their own storage, not llama.cpp's."""
+    body = client.get(url("llama-3-1-8b-instruct", "h100-80gb-sxm", query=f"quant={quant}&engine=vllm&kv_dtype=fp8"
+                          if quant == "FP8" else f"quant={quant}")).content.decode()
+    how = body[body.index('id="how"'):body.index('id="recommend"')]
+    assert source in how

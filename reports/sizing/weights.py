@@ -62,6 +62,11 @@ class WeightBreakdown:
     )
 
     @property
+    def is_gguf(self) -> bool:
+        """Sized by llama-quantize's per-tensor rules (GGUF), not by a checkpoint format's storage (FP8, AWQ, …)."""
+        return quant_format(self.quant).family in ("gguf", "gguf-dynamic")
+
+    @property
     def effective_bpw(self) -> float:
         return 8 * self.total_bytes / self.parameters if self.parameters else 0.0
 
