@@ -14,7 +14,7 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import HARDWARE_NUMBER_LIMITS
+from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS
 from reports.sizing.specs import HardwareSpec, Scenario
 from reports.widgets import FastNumberInput, FastSelect
 
@@ -70,7 +70,9 @@ class ConfiguratorForm(forms.Form):
     budget = _number_field(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
     kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
 
-    def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None):
+    def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None,
+                 hardware: HardwareSpec | None = None):
+        self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
                     "hours": DEFAULT_HOURS_PER_DAY, "budget": default_budget, "kwh": DEFAULT_USD_PER_KWH}
@@ -120,6 +122,13 @@ class ConfiguratorForm(forms.Form):
             self.add_error("kv_dtype", _("vLLM has no %(dtype)s KV cache; choose FP8.") % {"dtype": kv_dtype})
         if engine == "llama.cpp" and kv_dtype == "fp8":
             self.add_error("kv_dtype", _("llama.cpp has no FP8 KV cache; choose Q8_0 (-ctk q8_0 -ctv q8_0)."))
+        if engine in ENGINE_BACKENDS and self.hardware is not None \
+                and self.hardware.backend not in ENGINE_BACKENDS[engine]:
+            self.add_error("engine", _("%(engine)s does not run on %(hardware)s (it has no %(backend)s backend); "
+                                       "choose llama.cpp.") % {"engine": dict(ENGINES)[engine],
+                                                               "hardware": self.hardware.name,
+                                                               "backend": dict(HARDWARE_BACKENDS).get(
+                                                                   self.hardware.backend, self.hardware.backend)})
         return data
 
     def scenario(self) -> Scenario:

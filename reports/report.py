@@ -16,7 +16,8 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, field_for_error,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, HARDWARE_BACKENDS, ConfiguratorForm, CustomHardwareForm,
+    field_for_error,
 )
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
@@ -25,7 +26,7 @@ from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, finetune_memory, fits, plan_memory,
+    ENGINE_BACKENDS, Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, finetune_memory, fits, plan_memory,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -202,6 +203,15 @@ class ReportPage:
         return estimate_speeds(self.model, self.hardware, full, e.memory, e.params).decode
 
     # ---- section 8
+    @property
+    def backend_label(self) -> str:
+        return dict(HARDWARE_BACKENDS).get(self.hardware.backend, self.hardware.backend)
+
+    @property
+    def vllm_unavailable(self) -> bool:
+        """vLLM has no backend for this accelerator (Apple GPUs): the launch section says so instead of a command."""
+        return self.hardware.backend not in ENGINE_BACKENDS["vllm"]
+
     @cached_property
     def commands(self) -> tuple[LaunchCommand, LaunchCommand]:
         llama_estimate = self._estimate_on_engine("llama.cpp")
@@ -389,7 +399,7 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
                  route: ReportRoute, hardware_form: CustomHardwareForm | None = None) -> ReportPage:
     """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
     form = ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context,
-                            default_budget=hardware.price_usd)
+                            default_budget=hardware.price_usd, hardware=hardware)
     page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
     if not form.is_valid():
         return page

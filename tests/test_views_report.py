@@ -171,3 +171,34 @@ def test_weights_source_names_the_formats_own_rules(client, db, quant, source):
                           if quant == "FP8" else f"quant={quant}")).content.decode()
     how = body[body.index('id="how"'):body.index('id="recommend"')]
     assert source in how
+
+
+@pytest.mark.parametrize("lang, refusal, note", [
+    ("en", "vLLM does not run on Mac Studio M3 Ultra 256GB (it has no Metal backend); choose llama.cpp.",
+     "vLLM does not run on Mac Studio M3 Ultra 256GB (it has no Metal backend): serve it with llama.cpp."),
+    ("de", "vLLM läuft nicht auf Mac Studio M3 Ultra 256GB (es hat kein Metal-Backend); wählen Sie llama.cpp.",
+     "vLLM läuft nicht auf Mac Studio M3 Ultra 256GB (es hat kein Metal-Backend): Betreiben Sie das Modell mit "
+     "llama.cpp."),
+])
+def test_vllm_is_refused_on_apple_gpus(client, db, lang, refusal, note):
+    """vLLM has no Metal backend: choosing it on a Mac is a field error (400, the other choices kept), and the
+    default report shows the llama.cpp command with a note instead of a vLLM command sized with CUDA graphs."""
+    refused = client.get(url("gpt-oss-120b", "mac-studio-m3-ultra-256gb", lang, "engine=vllm&kv_dtype=f16&context=16384"))
+    assert refused.status_code == 400
+    body = refused.content.decode()
+    assert refusal in body and 'value="16384" selected' in body
+    page = re.sub(r"\s+", " ", client.get(url("gpt-oss-120b", "mac-studio-m3-ultra-256gb", lang)).content.decode())
+    launch = page[page.index('id="launch"'):page.index('id="simulator"')]
+    assert note in launch and "vllm serve" not in launch and "llama-server" in launch
+
+
+def test_engine_refuses_vllm_without_a_backend():
+    from reports.estimates import current_catalog
+    from reports.sizing.errors import SizingError
+    from reports.sizing.estimate import plan_memory
+    from reports.sizing.specs import Scenario
+
+    _, catalog = current_catalog()
+    with pytest.raises(SizingError, match="--engine vllm: vllm has no metal backend"):
+        plan_memory(catalog.model("gpt-oss-120b"), catalog.hardware["mac-studio-m3-ultra-256gb"],
+                    Scenario(engine="vllm", kv_dtype="f16"))

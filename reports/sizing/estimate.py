@@ -187,6 +187,14 @@ ENGINE_BACKENDS = {
 }
 
 
+def check_engine_runs_on(engine: str, hardware: HardwareSpec) -> None:
+    """SizingError when the engine has no backend for the accelerator (vLLM on Apple GPUs: its Metal support does
+    not exist; on Apple silicon vLLM runs on the CPU only, which this model does not size)."""
+    if hardware.backend not in ENGINE_BACKENDS.get(engine, frozenset()):
+        raise SizingError(f"--engine {engine}: {engine} has no {hardware.backend} backend, so it cannot run on "
+                          f"{hardware.name}; choose llama.cpp")
+
+
 def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
     """The memory plan when the scenario runs without automatic offload (any verdict but "exceeds"), else None
     (also when the engine cannot run on this backend or cannot split the model over this GPU count)."""
@@ -270,6 +278,7 @@ def includes_mtp(model: ModelSpec, scenario: Scenario) -> bool:
 @lru_cache(maxsize=8192)
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
     """Weights, KV, runtime, placement and verdict. SizingError for scenarios the engine cannot run."""
+    check_engine_runs_on(scenario.engine, hardware)
     include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
     if scenario.engine == "vllm":
