@@ -124,11 +124,10 @@ class ConfiguratorForm(forms.Form):
             self.add_error("kv_dtype", _("llama.cpp has no FP8 KV cache; choose Q8_0 (-ctk q8_0 -ctv q8_0)."))
         if engine in ENGINE_BACKENDS and self.hardware is not None \
                 and self.hardware.backend not in ENGINE_BACKENDS[engine]:
-            self.add_error("engine", _("%(engine)s does not run on %(hardware)s (it has no %(backend)s backend); "
-                                       "choose llama.cpp.") % {"engine": dict(ENGINES)[engine],
-                                                               "hardware": self.hardware.name,
-                                                               "backend": dict(HARDWARE_BACKENDS).get(
-                                                                   self.hardware.backend, self.hardware.backend)})
+            self.add_error("engine", _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator "
+                                       "models it on %(backends)s. Choose llama.cpp.") % {
+                "engine": dict(ENGINES)[engine], "hardware": self.hardware.name,
+                "backend": backend_label(self.hardware.backend), "backends": engine_backend_labels(engine)})
         return data
 
     def scenario(self) -> Scenario:
@@ -153,6 +152,15 @@ HARDWARE_KINDS = [("discrete", _("discrete GPU")), ("accelerator", _("datacenter
                   ("unified", _("unified memory"))]
 HARDWARE_BACKENDS = [("cuda", "CUDA"), ("rocm", "ROCm/HIP"), ("metal", "Metal"), ("vulkan", "Vulkan"),
                      ("sycl", "SYCL"), ("cann", "CANN"), ("other", _("other"))]
+
+
+def backend_label(backend: str) -> str:
+    return str(dict(HARDWARE_BACKENDS).get(backend, backend))
+
+
+def engine_backend_labels(engine: str) -> str:
+    """The named backends an engine is sized on, as a list for a sentence ("CANN, CUDA, ROCm/HIP, SYCL")."""
+    return ", ".join(backend_label(b) for b in sorted(ENGINE_BACKENDS[engine]) if b != "other")
 
 
 class CustomHardwareForm(forms.Form):

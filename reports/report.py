@@ -16,8 +16,8 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, HARDWARE_BACKENDS, ConfiguratorForm, CustomHardwareForm,
-    field_for_error,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
+    engine_backend_labels, field_for_error,
 )
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
@@ -205,7 +205,11 @@ class ReportPage:
     # ---- section 8
     @property
     def backend_label(self) -> str:
-        return dict(HARDWARE_BACKENDS).get(self.hardware.backend, self.hardware.backend)
+        return backend_label(self.hardware.backend)
+
+    @property
+    def vllm_backends(self) -> str:
+        return engine_backend_labels("vllm")
 
     @property
     def vllm_unavailable(self) -> bool:

@@ -174,15 +174,19 @@ def test_weights_source_names_the_formats_own_rules(client, db, quant, source):
 
 
 @pytest.mark.parametrize("lang, refusal, note", [
-    ("en", "vLLM does not run on Mac Studio M3 Ultra 256GB (it has no Metal backend); choose llama.cpp.",
-     "vLLM does not run on Mac Studio M3 Ultra 256GB (it has no Metal backend): serve it with llama.cpp."),
-    ("de", "vLLM läuft nicht auf Mac Studio M3 Ultra 256GB (es hat kein Metal-Backend); wählen Sie llama.cpp.",
-     "vLLM läuft nicht auf Mac Studio M3 Ultra 256GB (es hat kein Metal-Backend): Betreiben Sie das Modell mit "
-     "llama.cpp."),
+    ("en", "vLLM is not sized on Mac Studio M3 Ultra 256GB (Metal): this calculator models it on CANN, CUDA, "
+           "ROCm/HIP, SYCL. Choose llama.cpp.",
+     "No vLLM command for Mac Studio M3 Ultra 256GB: this calculator sizes vLLM on CANN, CUDA, ROCm/HIP, SYCL, "
+     "not on Metal. Serve it with llama.cpp."),
+    ("de", "vLLM wird auf Mac Studio M3 Ultra 256GB (Metal) nicht berechnet: Dieser Rechner bildet es auf CANN, "
+           "CUDA, ROCm/HIP, SYCL ab. Wählen Sie llama.cpp.",
+     "Kein vLLM-Befehl für Mac Studio M3 Ultra 256GB: Dieser Rechner berechnet vLLM auf CANN, CUDA, ROCm/HIP, "
+     "SYCL, nicht auf Metal. Betreiben Sie das Modell mit llama.cpp."),
 ])
 def test_vllm_is_refused_on_apple_gpus(client, db, lang, refusal, note):
-    """vLLM has no Metal backend: choosing it on a Mac is a field error (400, the other choices kept), and the
-    default report shows the llama.cpp command with a note instead of a vLLM command sized with CUDA graphs."""
+    """vLLM is sized with its CUDA/ROCm memory model (CUDA graphs, the paged KV pool); on Apple GPUs it runs only
+    through the vllm-metal plugin on MLX, which is not modelled. Choosing it on a Mac is a field error (400, the
+    other choices kept), and the default report shows the llama.cpp command with a note instead of a vLLM command."""
     refused = client.get(url("gpt-oss-120b", "mac-studio-m3-ultra-256gb", lang, "engine=vllm&kv_dtype=f16&context=16384"))
     assert refused.status_code == 400
     body = refused.content.decode()
@@ -199,6 +203,6 @@ def test_engine_refuses_vllm_without_a_backend():
     from reports.sizing.specs import Scenario
 
     _, catalog = current_catalog()
-    with pytest.raises(SizingError, match="--engine vllm: vllm has no metal backend"):
+    with pytest.raises(SizingError, match=r"--engine vllm: vllm is sized on cann, cuda, other, rocm, sycl only, not on Mac Studio"):
         plan_memory(catalog.model("gpt-oss-120b"), catalog.hardware["mac-studio-m3-ultra-256gb"],
                     Scenario(engine="vllm", kv_dtype="f16"))

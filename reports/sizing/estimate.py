@@ -180,7 +180,9 @@ def reported_memory_bytes(hardware: HardwareSpec) -> float:
     return hardware.memory_gb * GIB * DRIVER_REPORTED_SHARE
 
 
-# Backends each engine runs on (vLLM has no Metal backend; on Apple silicon it runs on the CPU only).
+# Backends each engine is sized on. vLLM's memory model here (gpu_memory_utilization, CUDA graphs, the paged KV
+# pool) is its CUDA/ROCm one; on Apple GPUs vLLM runs only through the separate vllm-metal plugin on MLX
+# (docs.vllm.ai/projects/vllm-metal: dense GGUF Q8_0/Q4_0/Q4_1, no MoE, no k-quants), whose memory is not modelled.
 ENGINE_BACKENDS = {
     "llama.cpp": frozenset({"cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"}),
     "vllm": frozenset({"cuda", "rocm", "sycl", "cann", "other"}),
@@ -188,11 +190,11 @@ ENGINE_BACKENDS = {
 
 
 def check_engine_runs_on(engine: str, hardware: HardwareSpec) -> None:
-    """SizingError when the engine has no backend for the accelerator (vLLM on Apple GPUs: its Metal support does
-    not exist; on Apple silicon vLLM runs on the CPU only, which this model does not size)."""
-    if hardware.backend not in ENGINE_BACKENDS.get(engine, frozenset()):
-        raise SizingError(f"--engine {engine}: {engine} has no {hardware.backend} backend, so it cannot run on "
-                          f"{hardware.name}; choose llama.cpp")
+    """SizingError when the engine is not sized on the accelerator's backend (ENGINE_BACKENDS: vLLM on Apple GPUs)."""
+    backends = ENGINE_BACKENDS.get(engine, frozenset())
+    if hardware.backend not in backends:
+        raise SizingError(f"--engine {engine}: {engine} is sized on {', '.join(sorted(backends))} only, not on "
+                          f"{hardware.name} ({hardware.backend}); choose llama.cpp")
 
 
 def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
