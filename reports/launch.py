@@ -58,7 +58,16 @@ def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
 def vllm_command(estimate: Estimate) -> LaunchCommand:
     scenario, model = estimate.scenario, estimate.model
     quant = estimate.weights.quant
-    lines = [f"vllm serve {model.hf_repo or model.slug}"]
+    gguf = quant_format(quant).family.startswith("gguf")
+    if gguf:
+        # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
+        # with the base model's tokenizer; GGUF loading lives in the vllm-gguf-plugin.
+        weights = f"{model.gguf_repo}:{quant}" if model.gguf_repo else f"./{model.slug}-{quant}.gguf"
+        lines = [f"vllm serve {weights}"]
+        if model.hf_repo:
+            lines.append(f"--tokenizer {model.hf_repo}")
+    else:
+        lines = [f"vllm serve {model.hf_repo or model.slug}"]
     if scenario.gpus > 1:
         lines.append(f"--tensor-parallel-size {scenario.gpus}")
     lines.append(f"--max-model-len {scenario.context}")
@@ -72,7 +81,7 @@ def vllm_command(estimate: Estimate) -> LaunchCommand:
         note = "quantized_repo"
     elif quant == "FP8" and model.native_dtype != "fp8":
         lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
-    elif quant_format(quant).family.startswith("gguf"):
+    elif gguf:
         note = "gguf_in_vllm"
     offloaded = estimate.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
     if offloaded > 0:

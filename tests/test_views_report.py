@@ -206,3 +206,14 @@ def test_engine_refuses_vllm_without_a_backend():
     with pytest.raises(SizingError, match=r"--engine vllm: vllm is sized on cann, cuda, other, rocm, sycl only, not on Mac Studio"):
         plan_memory(catalog.model("gpt-oss-120b"), catalog.hardware["mac-studio-m3-ultra-256gb"],
                     Scenario(engine="vllm", kv_dtype="f16"))
+
+
+def test_vllm_command_for_a_gguf_format_serves_the_gguf_file(client, db):
+    """The vLLM estimate of a GGUF format is sized on that file, so the command serves it (vLLM's GGUF docs:
+    repo_id:quant_type or a local file, with the base model's tokenizer), not the 16-bit repository."""
+    body = client.get(url("glm-4-5", "h100-80gb-sxm", query="gpus=8&engine=vllm&kv_dtype=fp8")).content.decode()
+    launch = body[body.index('id="launch"'):body.index('id="simulator"')]
+    assert "vllm serve unsloth/GLM-4.5-GGUF:Q4_K_M \\\n  --tokenizer zai-org/GLM-4.5" in launch
+    plain = client.get(url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=fp8"))
+    awq = plain.content.decode()
+    assert "vllm serve meta-llama/Llama-3.3-70B-Instruct" in awq and "--tokenizer" not in awq
