@@ -1,6 +1,8 @@
 """Rendered pages are cached per catalog version (an admin edit shows at once), per language and per HX-Request,
 and revalidate cheaply with ETags."""
 
+import re
+
 import pytest
 
 from catalog.models import Accelerator, QuantFormat
@@ -115,3 +117,25 @@ def test_sections_of_the_visitors_own_hardware_are_not_shared(client):
 
     slow, fast = summary(100), summary(2000)
     assert "tok/s" in slow and slow != fast
+
+
+def test_pages_are_gzipped_once_before_they_are_cached(client, django_assert_max_num_queries):
+    """A client that accepts gzip gets the stored compressed body (the page is compressed before caching, not on
+    every hit); one that does not gets the plain HTML. The compressed variant revalidates with its weak ETag."""
+    import gzip
+
+    plain = client.get(REPORT)
+    zipped = client.get(REPORT, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert "Content-Encoding" not in plain and zipped["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in zipped["Vary"]
+    def without_nonces(html: bytes) -> bytes:  # each render has its own CSP nonce
+        return re.sub(rb' nonce="[^"]*"', b"", html)
+
+    assert without_nonces(gzip.decompress(zipped.content)) == without_nonces(plain.content)
+    assert len(zipped.content) < len(plain.content) / 3
+    with django_assert_max_num_queries(0):
+        again = client.get(REPORT, headers={"Accept-Encoding": "gzip, deflate, br"})
+    assert again.content == zipped.content  # the stored bytes, not a new compression
+    assert zipped["ETag"].startswith('W/"')  # GZipMiddleware weakens the ETag of the content it compressed
+    revalidated = client.get(REPORT, headers={"Accept-Encoding": "gzip, deflate, br", "If-None-Match": zipped["ETag"]})
+    assert revalidated.status_code == 304
