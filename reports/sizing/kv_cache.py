@@ -265,13 +265,9 @@ def _attention_kinds(spec: ModelSpec) -> list[tuple[str, int, AttentionShape, in
     return kinds
 
 
-def _fmt(value: float) -> str:
-    return f"{grouped(value)}" if float(value).is_integer() else f"{value:,.4g}"
-
-
 def _dtype_label(kv_dtype: str) -> str:
     size = KV_DTYPE_BYTES[kv_dtype]
-    return f"{_fmt(size)} B" if float(size).is_integer() else f"{int(size * 32)}/32 B ({kv_dtype})"
+    return f"{grouped(size)} B" if float(size).is_integer() else f"{int(size * 32)}/32 B ({kv_dtype})"
 
 
 # --- llama.cpp ----------------------------------------------------------------------------------------------
@@ -315,7 +311,7 @@ def _llama_cpp_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) -> list
         else:
             head = f"{shape.num_kv_heads} kv heads × ({shape.head_dim} K + {v_width // shape.num_kv_heads} V)"
         explanation = (f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = "
-                       f"{_fmt(per_layer * layers)} B/token × {grouped(cells)} cells")
+                       f"{grouped(per_layer * layers)} B/token × {grouped(cells)} cells")
         if window is not None:
             explanation += (" (n_ctx, --swa-full)" if scenario.swa_full else
                             f" (pad256(min(n_ctx {grouped(n_ctx)}, {grouped(window)} × {scenario.batch} seq + "
@@ -344,7 +340,7 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
         kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=n_ctx,
         bytes=per_layer * layers * n_ctx, bytes_per_rank=per_layer * layers * n_ctx,
         explanation=(f"1 latent head × ({mla.kv_lora_rank} kv_lora_rank + {mla.qk_rope_head_dim} rope) × "
-                     f"{_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} B/token "
+                     f"{_dtype_label(kv_dtype)} × {layers} layers = {grouped(per_layer * layers)} B/token "
                      f"× {grouped(n_ctx)} cells (K only, no V)"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim,
                 "dtype_bytes": size, "n_ctx": n_ctx})]
@@ -357,7 +353,7 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=per_layer_idx, cells=n_ctx,
             bytes=per_layer_idx * layers * n_ctx, bytes_per_rank=per_layer_idx * layers * n_ctx,
             explanation=(f"DSA indexer key: 1 head × {index_dim} × {_dtype_label(kv_dtype)} × "
-                         f"{layers} layers = {_fmt(per_layer_idx * layers)} B/token × {grouped(n_ctx)} cells"),
+                         f"{layers} layers = {grouped(per_layer_idx * layers)} B/token × {grouped(n_ctx)} cells"),
             inputs={"index_head_dim": index_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
     return terms
 
@@ -414,9 +410,9 @@ def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=0.0, cells=0, bytes=total,
             bytes_per_rank=per_seq_rank * batch, per_sequence=True,
-            explanation=(f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {_fmt(state_bytes)} B × "
+            explanation=(f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {grouped(state_bytes)} B × "
                          f"{layers} layers"
-                         f"{f' per rank (TP {tp})' if tp > 1 else ''} = {_fmt(per_seq_rank)} B per sequence "
+                         f"{f' per rank (TP {tp})' if tp > 1 else ''} = {grouped(per_seq_rank)} B per sequence "
                          f"× {batch} sequences, independent of context; {dtype_note}"),
             inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes, "tp": tp}))
     return terms
@@ -468,14 +464,14 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
             bytes_per_rank=per_rank, window_tokens=window,
-            explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {_fmt(per_layer * layers)} "
+            explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {grouped(per_layer * layers)} "
                          f"B/token/GPU{replicated} × {grouped(cells)} tokens × {batch} sequences{window_note}"),
             inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
     state_bytes = 4.0 if spec.native_dtype == "fp32" else 2.0
     terms += _recurrent_terms(spec, batch, state_bytes, tp=tp,
-                              dtype_note=f"{_fmt(state_bytes)} B model dtype (vLLM mamba_ssm_cache_dtype auto)")
+                              dtype_note=f"{grouped(state_bytes)} B model dtype (vLLM mamba_ssm_cache_dtype auto)")
     return terms
 
 
@@ -498,7 +494,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
     terms = [KvTerm(
         kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
         bytes_per_rank=per_rank,
-        explanation=(f"{how} × {layers} layers = {_fmt(per_layer * layers)} B/token/GPU (not split by TP) × "
+        explanation=(f"{how} × {layers} layers = {grouped(per_layer * layers)} B/token/GPU (not split by TP) × "
                      f"{grouped(cells)} tokens × {batch} sequences"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim, "tp": tp})]
     if spec.dsa_indexer is not None:
@@ -509,8 +505,8 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
             kind="dsa_indexer", layers=layers, bytes_per_token_per_layer=float(idx), cells=cells,
             bytes=idx_rank * tp, bytes_per_rank=idx_rank,
             explanation=(f"DSA indexer key: {index_dim} fp8 + {idx - index_dim} B scales = "
-                         f"{idx} B × {layers} layers = {_fmt(idx * layers)} B/token/GPU × {grouped(cells)} tokens × "
-                         f"{batch} sequences"),
+                         f"{idx} B × {layers} layers = {grouped(idx * layers)} B/token/GPU × {grouped(cells)} "
+                         f"tokens × {batch} sequences"),
             inputs={"index_head_dim": index_dim, "tp": tp}))
     return terms
 
