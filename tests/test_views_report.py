@@ -217,3 +217,14 @@ def test_vllm_command_for_a_gguf_format_serves_the_gguf_file(client, db):
     plain = client.get(url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=fp8"))
     awq = plain.content.decode()
     assert "vllm serve meta-llama/Llama-3.3-70B-Instruct" in awq and "--tokenizer" not in awq
+
+
+def test_decode_explanation_parts_add_up_to_the_time_per_token(client, db):
+    """The decode paragraph splits the time per token into reading (with the all-reduces of tensor parallelism) and
+    the fixed kernel time of the layers; it once called the total "per-layer kernel time"."""
+    body = re.sub(r"\s+", " ", client.get(url("glm-4-5", "h100-80gb-sxm",
+                                               query="gpus=8&engine=vllm&kv_dtype=fp8")).content.decode())
+    found = re.search(r"takes ([\d.]+) ms per token and the fixed kernel time of 92 layers ([\d.]+) ms: "
+                      r"([\d.]+) ms per token", body)
+    transfer, overhead, total = (float(x) for x in found.groups())
+    assert overhead > 0 and abs(transfer + overhead - total) <= 0.011
