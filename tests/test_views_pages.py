@@ -284,3 +284,13 @@ def test_listings_mark_speeds_of_models_without_layer_count(client):
     assert "~" in sourced and "≤" not in sourced
     home = re.sub(r"\s+", " ", client.get("/en/").content.decode())
     assert re.search(r">Qwen3.6 35B-A3B</a> <span class=\"muted\">[^<]*≤ ", home)
+
+
+def test_compare_column_that_cannot_be_sized_shows_dashes_not_not_published(client):
+    """A column the engine refuses (vLLM on an Apple GPU) shows the reason once and "—" in its other cells; "not
+    published" would claim a published-data gap where nothing was computed."""
+    body = re.sub(r"\s+", " ", client.get("/en/compare/llama-3-1-8b-instruct/?hw=rtx-4090&hw=mac-mini-m4-pro-64gb"
+                                          "&engine=vllm&kv_dtype=fp8").content.decode())
+    assert "--engine vllm: vllm is sized on" in body
+    required = re.search(r'Required memory</th><td class="num">([^<]*)</td><td class="num">([^<]*)</td>', body)
+    assert required.group(1).endswith("GiB") and required.group(2) == "—"
