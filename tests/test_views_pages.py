@@ -276,7 +276,6 @@ def test_hardware_price_says_when_it_was_recorded_not_that_it_is_current(client,
 
 def test_listings_mark_speeds_of_models_without_layer_count(client):
     """On the hardware page and the home page a model without layer count shows "≤ … tok/s", the others "~"."""
-    import re
     body = re.sub(r"\s+", " ", client.get("/en/hardware/rtx-4090/").content.decode())
     estimated = re.search(r">Qwen3.6 35B-A3B</a></th>(.*?)</tr>", body).group(1)
     sourced = re.search(r">Qwen3.5 35B-A3B</a></th>(.*?)</tr>", body).group(1)
