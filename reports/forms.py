@@ -14,7 +14,7 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS
+from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, engine_runs_on
 from reports.sizing.specs import HardwareSpec, Scenario
 from reports.widgets import FastNumberInput, FastSelect
 
@@ -122,8 +122,7 @@ class ConfiguratorForm(forms.Form):
             self.add_error("kv_dtype", _("vLLM has no %(dtype)s KV cache; choose FP8.") % {"dtype": kv_dtype})
         if engine == "llama.cpp" and kv_dtype == "fp8":
             self.add_error("kv_dtype", _("llama.cpp has no FP8 KV cache; choose Q8_0 (-ctk q8_0 -ctv q8_0)."))
-        if engine in ENGINE_BACKENDS and self.hardware is not None \
-                and self.hardware.backend not in ENGINE_BACKENDS[engine]:
+        if engine in ENGINE_BACKENDS and self.hardware is not None and not engine_runs_on(engine, self.hardware):
             self.add_error("engine", _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator "
                                        "models it on %(backends)s. Choose llama.cpp.") % {
                 "engine": dict(ENGINES)[engine], "hardware": self.hardware.name,

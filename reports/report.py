@@ -26,7 +26,7 @@ from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.sizing.estimate import (
-    ENGINE_BACKENDS, Estimate, MemoryPlan, Speeds, attention_kind, estimate_speeds, finetune_memory, fits, plan_memory,
+    Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, plan_memory,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -214,7 +214,7 @@ class ReportPage:
     @property
     def vllm_unavailable(self) -> bool:
         """vLLM has no backend for this accelerator (Apple GPUs): the launch section says so instead of a command."""
-        return self.hardware.backend not in ENGINE_BACKENDS["vllm"]
+        return not engine_runs_on("vllm", self.hardware)
 
     @cached_property
     def commands(self) -> tuple[LaunchCommand, LaunchCommand]:

@@ -189,10 +189,15 @@ ENGINE_BACKENDS = {
 }
 
 
+def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
+    """Whether the engine is sized on the accelerator's backend (ENGINE_BACKENDS; False for vLLM on Apple GPUs)."""
+    return hardware.backend in ENGINE_BACKENDS.get(engine, frozenset())
+
+
 def check_engine_runs_on(engine: str, hardware: HardwareSpec) -> None:
-    """SizingError when the engine is not sized on the accelerator's backend (ENGINE_BACKENDS: vLLM on Apple GPUs)."""
-    backends = ENGINE_BACKENDS.get(engine, frozenset())
-    if hardware.backend not in backends:
+    """SizingError naming the backends when engine_runs_on is False."""
+    if not engine_runs_on(engine, hardware):
+        backends = ENGINE_BACKENDS.get(engine, frozenset())
         raise SizingError(f"--engine {engine}: {engine} is sized on {', '.join(sorted(backends))} only, not on "
                           f"{hardware.name} ({hardware.backend}); choose llama.cpp")
 
@@ -212,7 +217,7 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
     same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
-    if hardware.backend not in ENGINE_BACKENDS[scenario.engine]:
+    if not engine_runs_on(scenario.engine, hardware):
         return False
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:

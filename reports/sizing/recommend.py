@@ -30,7 +30,7 @@ from typing import Generic, TypeVar
 
 from .economics import ServingCost
 from .estimate import (
-    ENGINE_BACKENDS, GIB, MemoryPlan, estimate_speeds, fits, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
+    GIB, MemoryPlan, engine_runs_on, estimate_speeds, fits, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
 )
 from .fit import Verdict, nominal_bytes
 from .notes import Note
@@ -102,7 +102,7 @@ def recommend_hardware(model: ModelSpec, scenario: Scenario, *, hardware_catalog
     """The four recommendations of the module doc for ``model`` under ``scenario`` (its ``gpus`` is ignored)."""
     validate_scenario(scenario)
     sizer = _Sizer(model, scenario)
-    runnable = [spec for spec in hardware_catalog if spec.backend in ENGINE_BACKENDS[scenario.engine]]
+    runnable = [spec for spec in hardware_catalog if engine_runs_on(scenario.engine, spec)]
     discrete = [spec for spec in runnable if spec.kind != "unified"]
     multi = _best_value_multi(sizer, discrete)
     return Recommendations(
