@@ -159,6 +159,8 @@ def test_speeds_of_a_model_without_layer_count_are_bounds(client, db, lang):
     speed = body[body.index('id="speed"'):body.index('id="how"')]
     assert "≤ " in speed and "≥ " in speed and "~" not in speed.replace("~$", "")
     assert "tok/s" in speed
+    # the cost per 1M tokens is derived from the upper-bound speed, so it is a lower bound
+    assert re.search(r"≥ \$\d" if lang == "en" else r"≥ \d[\d.,]* \$", speed)
     sourced = re.sub(r"\s+", " ", client.get(url("qwen3-5-35b-a3b", "rtx-4090", lang)).content.decode())
     assert "≤ " not in sourced[sourced.index('id="speed"'):sourced.index('id="how"')]
 

@@ -83,6 +83,12 @@ def toks(value, upper_bound=False) -> str:
 
 
 @register.filter
+def at_least(text, lower_bound=False) -> str:
+    """A formatted figure that is a lower bound ("≥ $0.13"): costs derived from an upper-bound speed (see toks)."""
+    return f"≥ {text}" if lower_bound else text
+
+
+@register.filter
 def ms(value, lower_bound=False) -> str:
     """Milliseconds: ~488 ms; ≥ 189 ms when the time leaves out the per-layer kernel time (see toks)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
