@@ -17,7 +17,7 @@ class ChartPoint:
     x: float
     y: float
     context: int
-    total_gib: float
+    gib: float  # what the GPUs hold at this context
     fits: bool
 
 
@@ -57,13 +57,15 @@ def _nice_step(span: float, target_ticks: int = 5) -> float:
     return 10 * magnitude
 
 
-def vram_chart(points: list[tuple[int, float]], usable_gib: float, *, width: int = 640, height: int = 280) -> VramChart:
-    """Total memory against context (log₂ x axis) with the accelerator's usable memory as a horizontal line."""
+def vram_chart(points: list[tuple[int, float, bool]], usable_gib: float, *, width: int = 640,
+               height: int = 280) -> VramChart:
+    """Memory the GPUs hold against context (log₂ x axis) with the accelerator's usable memory as a horizontal
+    line; each point is (context, GiB, whether the engine's verdict at that context lets it run)."""
     left, right, top, bottom = 56, 16, 16, 36
     plot_w, plot_h = width - left - right, height - top - bottom
-    contexts = [c for c, _ in points]
+    contexts = [c for c, _, _ in points]
     lo, hi = math.log2(min(contexts)), math.log2(max(contexts))
-    top_value = max(max(t for _, t in points), usable_gib) * 1.08 or 1.0
+    top_value = max(max(t for _, t, _ in points), usable_gib) * 1.08 or 1.0
     step = _nice_step(top_value)
     y_max = math.ceil(top_value / step) * step
 
@@ -73,7 +75,7 @@ def vram_chart(points: list[tuple[int, float]], usable_gib: float, *, width: int
     def y_of(gib: float) -> float:
         return top + plot_h - gib / y_max * plot_h
 
-    chart_points = tuple(ChartPoint(round(x_of(c), 1), round(y_of(t), 1), c, t, t <= usable_gib) for c, t in points)
+    chart_points = tuple(ChartPoint(round(x_of(c), 1), round(y_of(t), 1), c, t, fits) for c, t, fits in points)
     line = " ".join(f"{'M' if i == 0 else 'L'}{p.x},{p.y}" for i, p in enumerate(chart_points))
     base_y = top + plot_h
     area = f"{line} L{chart_points[-1].x},{base_y} L{chart_points[0].x},{base_y} Z"

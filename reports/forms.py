@@ -35,9 +35,14 @@ DEFAULT_USD_PER_KWH = 0.175  # the seed pages' electricity rate
 
 
 def context_label(tokens: int) -> str:
-    """8192 → "8K", 1048576 → "1M"."""
+    """8192 → "8K", 1048576 → "1M"; limits that model cards give in thousands read as they do: 128000 → "128K"
+    (not "125K", although 128,000 = 125 × 1,024), 200000 → "200K"."""
     if tokens % (1024 * 1024) == 0:
         return f"{tokens // (1024 * 1024)}M"
+    if tokens % 1_000_000 == 0:
+        return f"{tokens // 1_000_000}M"
+    if tokens % 1000 == 0:
+        return f"{tokens // 1000}K"
     if tokens % 1024 == 0:
         return f"{tokens // 1024}K"
     return str(tokens)
@@ -75,7 +80,7 @@ class ConfiguratorForm(forms.Form):
         self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
-                    "hours": DEFAULT_HOURS_PER_DAY, "budget": default_budget, "kwh": DEFAULT_USD_PER_KWH}
+                    "hours": DEFAULT_HOURS_PER_DAY, "kwh": DEFAULT_USD_PER_KWH}
         if max_context:
             defaults["context"] = min(8192, max_context)
         # Missing keys take their defaults, so a partial URL (?context=32768) is a complete state. Numbers as
@@ -84,6 +89,11 @@ class ConfiguratorForm(forms.Form):
                   for key, value in defaults.items() if value is not None}
         merged.update({key: data[key] for key in data if key in self.base_fields and data[key] != ""})
         super().__init__(merged)
+        if default_budget is not None:
+            # An empty budget is the catalog price of one accelerator × the GPU count (ReportPage.rent_vs_buy), so
+            # it follows the GPU count as the power does; a typed budget is kept as typed.
+            self.fields["budget"].widget.attrs["placeholder"] = _("%(price)s per GPU") % {
+                "price": formatting.usd(default_budget, get_language(), 0)}
         self.fields["quant"].choices = [(name, name) for name in quant_names]
         context = self.fields["context"]
         if max_context:

@@ -33,6 +33,7 @@ from reports.sizing.recommend import Recommendations, recommend_hardware, smalle
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 GIB = 2**30
+SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
 SUMMARY_CONTEXTS = (8192, 32768)  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
@@ -64,7 +65,9 @@ class ContextPoint:
     context: int
     required_bytes: float
     kv_bytes: float
-    fits: bool
+    gpu_bytes: float  # what the GPUs must hold (FitResult.gpu_demand_bytes): the chart plots this against usable
+    fits: bool  # the plan's verdict, as the report's own fit card would give it at this context
+    beyond_limit: bool = False  # above the model's max_context (the chart reaches 128K for every model)
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,13 @@ class ReportPage:
         return RentVsBuy.compute(hourly_usd=e.cost.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
                                  hours_per_day=data["hours"], usd_per_kwh=data["kwh"])
 
+    @cached_property
+    def runs_here(self) -> bool:
+        """Whether the configuration runs on this hardware at all: it fits, or llama.cpp's automatic offload moved
+        the rest to system RAM. Buying hardware it does not run on has no break-even."""
+        e = self.estimate
+        return e.fit.fits or e.placement.offloaded_bytes > 0
+
     days_per_month = DAYS_PER_MONTH
     finetune_options = FinetuneOptions()
 
@@ -301,10 +311,22 @@ class ReportPage:
             return {}
         if at_long.kv is None or long_8bit.kv is None or at_short.kv is None:
             return {}
-        return {"kv_short": at_short.kv.total_bytes, "kv_long": at_long.kv.total_bytes,
-                "saving": at_long.kv.total_bytes - long_8bit.kv.total_bytes,
-                "total_long_8bit": long_8bit.fit.required_bytes, "eight_bit": eight_bit,
-                "short": short, "long": long_}
+        notes = {"kv_short": at_short.kv.total_bytes, "kv_long": at_long.kv.total_bytes,
+                 "saving": at_long.kv.total_bytes - long_8bit.kv.total_bytes,
+                 "total_long_8bit": long_8bit.fit.required_bytes, "eight_bit": eight_bit,
+                 "short": short, "long": long_, "compact_in_use": None}
+        if e.scenario.kv_dtype not in SIXTEEN_BIT_OR_WIDER_KV:
+            # The cache is already 8-bit or smaller: say what it saves against 16 bits, not "saves 0.00 GiB".
+            try:
+                long_16bit = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_, kv_dtype="f16"))
+            except SizingError:
+                return {}
+            if long_16bit.kv is None:
+                return {}
+            notes.update(compact_in_use=e.scenario.kv_dtype,
+                         saving=long_16bit.kv.total_bytes - at_long.kv.total_bytes,
+                         total_long_8bit=at_long.fit.required_bytes)
+        return notes
 
     # ---- section 13: memory against context
     @cached_property
@@ -320,7 +342,8 @@ class ReportPage:
                 continue
             points.append(ContextPoint(context, plan.fit.required_bytes,
                                        plan.kv.total_bytes if plan.kv is not None else 0.0,
-                                       plan.fit.required_bytes <= plan.usable_bytes_all_gpus))
+                                       plan.fit.gpu_demand_bytes, plan.fit.fits,
+                                       bool(self.model.max_context) and context > self.model.max_context))
         return points
 
     @cached_property
@@ -329,7 +352,7 @@ class ReportPage:
         if len(points) < 2:
             return None
         usable = self.estimate.memory.usable_bytes_all_gpus / GIB
-        return vram_chart([(p.context, p.required_bytes / GIB) for p in points], usable)
+        return vram_chart([(p.context, p.gpu_bytes / GIB, p.fits) for p in points], usable)
 
     # ---- section 14
     @cached_property

@@ -145,7 +145,7 @@ def test_formula_numbers_read_the_same_in_both_languages(client, db, lang):
     assert not re.search(r"\d[,.]\d{3}\b", formulas)  # no locale's group separator in any formula
 
 
-@pytest.mark.parametrize("lang, expected", [("en", "on RunPod, 1 GPU at"), ("de", "bei RunPod, 1 GPU zu")])
+@pytest.mark.parametrize("lang, expected", [("en", "on RunPod, 1 × RTX 3090 at"), ("de", "bei RunPod, 1 × RTX 3090 zu")])
 def test_cost_line_counts_the_offers_gpus(client, db, lang, expected):
     body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang)).content.decode()
     assert expected in body and "GPU(s)" not in body

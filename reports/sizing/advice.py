@@ -227,6 +227,8 @@ def _moe_offload(current: Estimate, goal: _Goal) -> FitOption | None:
         experts_only = placement.n_cpu_moe and placement.gpu_layers == blocks + 1
         if not experts_only:
             continue
+        if current.placement.mode == "auto" and placement.n_cpu_moe == current.placement.n_cpu_moe:
+            continue  # the report's automatic offload already runs exactly this: not a change to offer
         usable = current.fit.usable_bytes_per_gpu
         verdict = verdict_for(placement.per_gpu_bytes, usable, unified=False)
         if not goal.reached(verdict):

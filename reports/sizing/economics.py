@@ -103,6 +103,8 @@ class ServingCost:
     single_stream_usd_per_mtok: float  # batch 1, single-stream decode speed
     batch: int
     batch_usd_per_mtok: float  # ``batch`` streams, aggregate decode throughput
+    decode_tok_s: float = 0.0  # the speed on the offer's accelerator that single_stream_usd_per_mtok is priced at
+    accelerator_name: str = ""  # the offer's accelerator (the cheapest offer may be another one than the report's)
 
     @classmethod
     def on_offer(
@@ -112,6 +114,7 @@ class ServingCost:
         decode_tok_s: float,
         batch: int = 1,
         aggregate_decode_tok_s: float | None = None,
+        accelerator_name: str = "",
     ) -> ServingCost:
         """``aggregate_decode_tok_s`` defaults to ``decode_tok_s`` (batch 1)."""
         if batch < 1:
@@ -122,6 +125,8 @@ class ServingCost:
             single_stream_usd_per_mtok=cost_per_million_tokens(decode_tok_s, offer.hourly_usd),
             batch=batch,
             batch_usd_per_mtok=cost_per_million_tokens(aggregate, offer.hourly_usd),
+            decode_tok_s=decode_tok_s,
+            accelerator_name=accelerator_name,
         )
 
 

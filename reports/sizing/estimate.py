@@ -154,6 +154,12 @@ class MemoryPlan:
         return self.fit.placement
 
     @property
+    def tied_output_copy_bytes(self) -> float:
+        """The copy of a tied output head (token_embd) llama.cpp puts on the output GPU; part of runtime_bytes."""
+        layout = self.layout
+        return layout.embedding_bytes if layout is not None and layout.output_is_tied_copy else 0.0
+
+    @property
     def weights_in_gpu_memory_bytes(self) -> float:
         """Weights not moved to system RAM (the memory bar's weights segment)."""
         return max(self.weights_loaded_bytes - self.placement.offloaded_weight_bytes, 0.0)
@@ -313,7 +319,7 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     usable = engine_usable_bytes(hardware, scenario)
     placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
                                 offload_pct=scenario.offload_pct)
-    tied_copy = layout.embedding_bytes if layout.output_is_tied_copy else 0.0
+    tied_copy = layout.embedding_bytes if layout.output_is_tied_copy else 0.0  # MemoryPlan.tied_output_copy_bytes
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes + tied_copy
     kv_bytes = kv.total_bytes if kv is not None else 0.0
     required = weights.total_bytes + kv_bytes + runtime_bytes
@@ -655,7 +661,8 @@ def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
     on_offer = replace(scenario, gpus=offer.gpu_count)
     speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
     return ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
-                                aggregate_decode_tok_s=speeds.aggregate.tokens_per_s)
+                                aggregate_decode_tok_s=speeds.aggregate.tokens_per_s,
+                                accelerator_name=accelerator.name)
 
 
 def _offer_order(offer: CloudOfferSpec) -> tuple:
@@ -749,20 +756,26 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
     elif placement.mode == "explicit":
         notes.append(_explicit_offload_note(scenario, placement))
     if scenario.engine == "vllm":
+        # vLLM refuses to start when one request at max_model_len needs more KV memory than the pool
+        # (kv_cache_utils.check_enough_kv_cache_memory) and logs "Maximum concurrency for L tokens per request".
+        # Both count pages per request; the "GPU KV cache size: N tokens" line (capacity) divides the blocks by
+        # the number of KV groups, so for sliding-window and hybrid models N is far below what one request needs.
+        concurrency = plan.runtime.max_concurrency
         if plan.fit.verdict == "exceeds":
             notes.append(Note("vllm_will_not_start",
                               "vLLM does not offload automatically and will not start; add GPUs, a smaller "
                               "--quant, or --offload-pct (vLLM --cpu-offload-gb)"))
-        elif capacity is not None and capacity < scenario.context:
+        elif capacity is not None and concurrency is not None and concurrency < 1:
             notes.append(Note("vllm_kv_pool_below_context",
-                              f"vLLM's KV pool holds {capacity:,} tokens, less than one {scenario.context:,}-token "
-                              "request: vLLM will refuse this --context",
-                              {"capacity": capacity, "context": scenario.context}))
-        elif capacity is not None and capacity < scenario.context * scenario.batch:
+                              f"vLLM's KV pool holds {concurrency:.2f} of one {scenario.context:,}-token request "
+                              f"(its log: {capacity:,} tokens): vLLM will refuse this --context",
+                              {"capacity": capacity, "context": scenario.context, "concurrency": concurrency}))
+        elif capacity is not None and concurrency is not None and concurrency < scenario.batch:
             notes.append(Note("vllm_kv_pool_below_batch",
-                              f"vLLM's KV pool holds {capacity:,} tokens: fewer than {scenario.batch} full "
-                              f"{scenario.context:,}-token sequences run at once",
-                              {"capacity": capacity, "batch": scenario.batch, "context": scenario.context}))
+                              f"vLLM's KV pool holds {concurrency:.1f} full {scenario.context:,}-token sequences "
+                              f"at once (its log: {capacity:,} tokens), fewer than --batch {scenario.batch}",
+                              {"capacity": capacity, "batch": scenario.batch, "context": scenario.context,
+                               "concurrency": concurrency}))
     return notes
 
 

@@ -16,3 +16,13 @@ def grouped(value: float) -> str:
     if float(value).is_integer():
         return f"{int(value):,}".replace(",", GROUP_SEPARATOR)
     return f"{value:,.4g}".replace(",", GROUP_SEPARATOR)
+
+
+def sequences(count: int) -> str:
+    """'1 sequence', '4 sequences' (the batch in a formula cell)."""
+    return f"{count} sequence" if count == 1 else f"{count} sequences"
+
+
+def times_gpus(tp: int) -> str:
+    """' × 8 GPUs' when a per-GPU figure is summed over tensor-parallel ranks, else ''."""
+    return f" × {tp} GPUs" if tp > 1 else ""

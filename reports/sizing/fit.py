@@ -107,6 +107,19 @@ class FitResult:
     def fits(self) -> bool:
         return self.verdict != "exceeds"
 
+    @property
+    def gpu_demand_bytes(self) -> float:
+        """What the GPUs must hold (Σ demand_per_gpu, before automatic offload): the verdict and headroom compare
+        this, not required_bytes, with the usable memory."""
+        return sum(self.placement.demand_per_gpu)
+
+    @property
+    def system_ram_bytes(self) -> float:
+        """The part of required_bytes that stays in system RAM by design or by --offload-pct (llama.cpp keeps the
+        input embedding and its host buffers there, llama-model.cpp/llama-context.cpp); automatic offload is not
+        included (it is what the GPUs could not hold)."""
+        return max(self.required_bytes - self.gpu_demand_bytes, 0.0)
+
 
 def assess_fit(placement: Placement, *, required_bytes: float, hardware: HardwareSpec, gpus: int,
                usable_per_gpu: float | None = None) -> FitResult:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from .errors import SizingError
-from .explain import grouped
+from .explain import grouped, sequences, times_gpus
 from .specs import AttentionShape, ModelSpec, Scenario
 
 GIB = 2**30
@@ -413,7 +413,7 @@ def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int
             explanation=(f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {grouped(state_bytes)} B × "
                          f"{layers} layers"
                          f"{f' per rank (TP {tp})' if tp > 1 else ''} = {grouped(per_seq_rank)} B per sequence "
-                         f"× {batch} sequences, independent of context; {dtype_note}"),
+                         f"× {sequences(batch)}{times_gpus(tp)}, independent of context; {dtype_note}"),
             inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes, "tp": tp}))
     return terms
 
@@ -465,7 +465,7 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
             kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
             bytes_per_rank=per_rank, window_tokens=window,
             explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {grouped(per_layer * layers)} "
-                         f"B/token/GPU{replicated} × {grouped(cells)} tokens × {batch} sequences{window_note}"),
+                         f"B/token/GPU{replicated} × {grouped(cells)} tokens × {sequences(batch)}{times_gpus(tp)}{window_note}"),
             inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
@@ -495,7 +495,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
         kind="mla", layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
         bytes_per_rank=per_rank,
         explanation=(f"{how} × {layers} layers = {grouped(per_layer * layers)} B/token/GPU (not split by TP) × "
-                     f"{grouped(cells)} tokens × {batch} sequences"),
+                     f"{grouped(cells)} tokens × {sequences(batch)}{times_gpus(tp)}"),
         inputs={"kv_lora_rank": mla.kv_lora_rank, "qk_rope_head_dim": mla.qk_rope_head_dim, "tp": tp})]
     if spec.dsa_indexer is not None:
         index_dim = spec.dsa_indexer.head_dim
@@ -506,7 +506,7 @@ def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch
             bytes=idx_rank * tp, bytes_per_rank=idx_rank,
             explanation=(f"DSA indexer key: {index_dim} fp8 + {idx - index_dim} B scales = "
                          f"{idx} B × {layers} layers = {grouped(idx * layers)} B/token/GPU × {grouped(cells)} "
-                         f"tokens × {batch} sequences"),
+                         f"tokens × {sequences(batch)}{times_gpus(tp)}"),
             inputs={"index_head_dim": index_dim, "tp": tp}))
     return terms
 

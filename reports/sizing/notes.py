@@ -47,10 +47,10 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     --offload-pct under vLLM: --cpu-offload-gb.
 ``vllm_will_not_start``        (none)
     vLLM exceeds GPU memory and does not offload automatically.
-``vllm_kv_pool_below_context`` capacity: int (tokens), context: int
-    vLLM's KV pool is smaller than one request: vLLM refuses this --context.
-``vllm_kv_pool_below_batch``   capacity: int (tokens), batch: int, context: int
-    Fewer than --batch full sequences fit in vLLM's KV pool at once.
+``vllm_kv_pool_below_context`` capacity: int (tokens), context: int, concurrency: float (requests)
+    vLLM's KV pool is smaller than one request (max concurrency < 1): vLLM refuses this --context.
+``vllm_kv_pool_below_batch``   capacity: int (tokens), batch: int, context: int, concurrency: float
+    Fewer than --batch full sequences fit in vLLM's KV pool at once (max concurrency < batch).
 ``prefill_unknown``            hardware: str (accelerator name)
     The accelerator has no published FP16 TFLOPS.
 ``no_offer_fits``              (none)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from math import ceil
 
 from .errors import SizingError
-from .explain import grouped
+from .explain import grouped, sequences
 from .kv_cache import (
     GIB,
     VLLM_BLOCK_SIZE,
@@ -207,7 +207,7 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
         "compute buffer": (compute, compute_how),
         "host compute buffer": (host, f"4 B × ub {ub} × (n_embd {grouped(n_embd)} + n_kv {grouped(n_kv)}): "
                                       "embeddings + KQ mask"),
-        "output buffer": (output, f"4 B × n_vocab {grouped(n_vocab)} × {scenario.batch} sequences (f32 logits)"),
+        "output buffer": (output, f"4 B × n_vocab {grouped(n_vocab)} × {sequences(scenario.batch)} (f32 logits)"),
     }
 
 

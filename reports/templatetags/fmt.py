@@ -66,6 +66,12 @@ def gib(value, digits: int = 2) -> str:
 
 
 @register.filter
+def gib_rounds_nonzero(value) -> bool:
+    """Whether {{ value|gib }} shows something other than 0.00 GiB (a part worth naming)."""
+    return isinstance(value, int | float) and abs(value) >= 0.005 * GIB
+
+
+@register.filter
 def gb(value, digits: int = 2) -> str:
     """Bytes as decimal GB (10^9): 4.91 GB."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
@@ -90,10 +96,13 @@ def at_least(text, lower_bound=False) -> str:
 
 @register.filter
 def ms(value, lower_bound=False) -> str:
-    """Milliseconds: ~488 ms; ≥ 189 ms when the time leaves out the per-layer kernel time (see toks)."""
+    """Milliseconds: ~488 ms, ~110 s from 10 s on; ≥ 189 ms when the time leaves out the per-layer kernel time (see toks)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"{'≥ ' if lower_bound else '~'}{formatting.number(value, get_language(), 0)} ms"
+    prefix = "≥ " if lower_bound else "~"
+    if value >= 10_000:  # a prefill of minutes reads as seconds: "~110 s", not "~109,546 ms"
+        return f"{prefix}{formatting.number(value / 1000, get_language(), 0)} s"
+    return f"{prefix}{formatting.number(value, get_language(), 0)} ms"
 
 
 @register.filter

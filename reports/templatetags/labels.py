@@ -12,6 +12,9 @@ from catalog.models import AttentionKind
 register = template.Library()
 
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds")}
+# The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
+VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< 8 % buffer)"),
+                "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
 SEGMENTS = {"weights": _("Model weights"), "kv": _("KV cache & state"), "runtime": _("Runtime & activation buffers"),
             "offload": _("System-RAM offload")}
 LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
@@ -23,6 +26,11 @@ LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attenti
 @register.simple_tag
 def verdict_pill(verdict: str) -> str:
     return format_html('<span class="verdict-pill verdict-{}">{}</span>', verdict, VERDICT_SHORT.get(verdict, verdict))
+
+
+@register.filter
+def verdict_text(verdict: str) -> str:
+    return str(VERDICT_TEXT.get(verdict, verdict))
 
 
 @register.filter

@@ -1,0 +1,186 @@
+"""A report's figures agree with each other: what a reader can add up on the page adds up, the same state gets the
+same verdict in every section, and no sentence states what the page's own numbers contradict. Each case is one a
+review of the rendered pages found wrong (session 4)."""
+
+import json
+import re
+
+import pytest
+
+from reports.estimates import current_catalog
+from reports.forms import context_label
+from reports.sizing.estimate import estimate, plan_memory
+from reports.sizing.specs import Scenario
+from reports.templatetags.fmt import ms
+
+pytestmark = pytest.mark.django_db
+
+GIB = 2**30
+
+
+def url(model, hardware, lang="en", query=""):
+    return f"/{lang}/report/{model}/{hardware}/" + (f"?{query}" if query else "")
+
+
+def text_of(client, path) -> str:
+    response = client.get(path)
+    assert response.status_code == 200, response.content[:300]
+    html = re.sub(r"<script.*?</script>|<style.*?</style>|<svg.*?</svg>", "", response.content.decode(), flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def gib_after(label: str, text: str) -> float:
+    return float(re.search(re.escape(label) + r" ([+−-]?[\d.]+) GiB", text).group(1).replace("−", "-"))
+
+
+def test_headroom_is_usable_minus_what_the_gpu_holds_and_the_page_says_so(client):
+    """Gemma 3 27B at Q6_K on an RTX 4090 needs 23.78 GiB in all, more than the 22.8 GiB usable, yet runs tight:
+    llama.cpp keeps the 1.08 GiB input embedding (and host buffers) in system RAM. The fit card says how much the
+    GPU holds, so usable − on the GPU = headroom is visible."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("gemma-3-27b-it"), catalog.hardware["rtx-4090"], Scenario(quant="Q6_K"))
+    assert plan.fit.required_bytes > plan.fit.usable_bytes_per_gpu > plan.fit.gpu_demand_bytes
+    assert plan.fit.headroom_bytes == pytest.approx(plan.fit.usable_bytes_per_gpu - plan.fit.gpu_demand_bytes)
+    assert plan.fit.system_ram_bytes == pytest.approx(plan.fit.required_bytes - plan.fit.gpu_demand_bytes)
+
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090", query="quant=Q6_K"))
+    on_gpu = float(re.search(r"([\d.]+) GiB on the GPU, ([\d.]+) GiB in system RAM", text).group(1))
+    usable = float(re.search(r"Usable memory ([\d.]+) GiB", text).group(1))
+    headroom = gib_after("Headroom", text)
+    assert on_gpu == round(plan.fit.gpu_demand_bytes / GIB, 2)
+    assert headroom == pytest.approx(usable - on_gpu, abs=0.06)  # usable is shown with one decimal
+    assert "Tight headroom" in text
+
+
+def test_context_table_marks_follow_the_verdict_at_that_context(client):
+    """The table used "total ≤ usable" while the fit card uses the GPUs' demand: 64K was ✗ in the table of
+    gemma-3-27b on an RTX 4090 and "Tight headroom" on the 64K page itself."""
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
+    rows = dict(re.findall(r"\(([\d,]+)\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB ([✓✗])", text))
+    assert rows["65,536"] == "✓" and rows["131,072"] == "✗"
+    for context, mark in rows.items():
+        page = text_of(client, url("gemma-3-27b-it", "rtx-4090", query=f"context={context.replace(',', '')}"))
+        assert ("Exceeds available GPU memory" in page) == (mark == "✗"), context
+
+
+def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
+    """vLLM refuses a context when one request needs more KV memory than the pool (check_enough_kv_cache_memory).
+    Its "GPU KV cache size: N tokens" line divides by the KV groups: for Gemma 3 (6 groups) N is far below one
+    131,072-token request although the request fits, so the old note said "vLLM refuses" on a page that fits."""
+    _, catalog = current_catalog()
+    result = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
+                      Scenario(quant="BF16", context=131_072, engine="vllm", kv_dtype="f16"))
+    assert result.kv_tokens_capacity < 131_072  # what vLLM's log line would say
+    assert result.memory.runtime.max_concurrency > 1  # but one request fits
+    assert result.fit.verdict != "exceeds"
+    assert not [n for n in result.warnings if n.code.startswith("vllm_kv_pool")]
+
+    # The verdict counts the KV cache of every sequence, so a pool short of --batch sequences is "exceeds"
+    # ("vLLM will not start") before any pool note: the same state at batch 2 needs 2 of the 1.08 requests it holds.
+    two = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
+                   Scenario(quant="BF16", context=131_072, engine="vllm", kv_dtype="f16", batch=2))
+    assert 1 < two.memory.runtime.max_concurrency < 2
+    assert [n.code for n in two.warnings] == ["vllm_will_not_start"]
+
+
+def test_default_budget_buys_every_gpu_and_a_typed_budget_is_kept(client):
+    """Power was counted for both GPUs of ?gpus=2 but the budget was one RTX 4090's $1,599 (break-even 54 months
+    instead of 108)."""
+    two = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="gpus=2"))
+    assert "hardware budget $3,198" in two and "900 W" in two
+    typed = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="gpus=2&budget=2000"))
+    assert "hardware budget $2,000" in typed
+    form = client.get(url("llama-3-3-70b-instruct", "rtx-4090", query="gpus=2")).content.decode()
+    budget_input = re.search(r'<input[^>]*name="budget"[^>]*>', form).group(0)
+    assert 'placeholder="$1,599 per GPU"' in budget_input and "value=" not in budget_input
+
+
+def test_no_break_even_for_hardware_the_model_does_not_run_on(client):
+    text = text_of(client, url("qwen3-235b-a22b-instruct-2507", "dgx-spark-gb10-128gb"))
+    assert "Exceeds available GPU memory" in text
+    assert "none: it does not run on this hardware" in text
+    assert not re.search(r"Purchase break-even ~", text)
+
+
+def test_cost_names_the_offers_accelerator_and_its_speed(client):
+    """The cheapest fitting offer may be another accelerator: $0.44 per 1M tokens is an RTX 3090's (138 tok/s), not
+    the RTX 4090's of the page (146 tok/s)."""
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    line = re.search(r"on RunPod, 1 × (RTX 3090) at \$0\.22/h \(~(\d+) tok/s there\)", text)
+    assert line, text[text.index("Cost per 1M"):][:300]
+    cost = float(re.search(r"Cost per 1M tokens \$([\d.]+)", text).group(1))
+    assert cost == pytest.approx(1e6 / int(line.group(2)) / 3600 * 0.22, abs=0.01)
+
+
+def test_unknown_power_draw_is_not_zero_watts(client):
+    text = text_of(client, url("deepseek-v3-0324", "mac-studio-m3-ultra-512gb"))
+    assert " 0 W at " not in text
+    assert "No power draw is published for this hardware" in text
+
+
+def test_an_8bit_cache_in_use_is_not_said_to_save_nothing(client):
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090", query="gpus=2&batch=16&context=32768&kv_dtype=q8_0"))
+    assert "saves 0.00 GiB" not in text
+    saving = re.search(r"the q8_0 KV cache in use saves ([\d.]+) GiB against 16 bits", text)
+    assert saving and float(saving.group(1)) > 20
+
+
+def test_a_published_size_is_not_followed_by_no_published_size(client):
+    text = text_of(client, url("deepseek-r1-0528", "h100-80gb-sxm", query="quant=UD-IQ1_S"))
+    assert "Source: the published file size." in text
+    assert "No published size for this recipe" not in text
+
+
+def test_moe_offload_option_is_not_what_the_page_already_runs(client):
+    """DeepSeek V3 on an RTX 4090 already runs with --n-cpu-moe 60 (automatic offload); the option "--n-cpu-moe 60
+    → fits" with an "apply" link to the same URL changed nothing."""
+    text = text_of(client, url("deepseek-v3-0324", "rtx-4090"))
+    current = re.search(r"\(--n-cpu-moe (\d+)\)", text).group(1)
+    advice = text[text.index("What to change to fit"):text.index("Recommended hardware")]
+    assert f"--n-cpu-moe {current} )" not in advice
+    h100 = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm"))
+    advice = h100[h100.index("What to change to fit"):h100.index("Recommended hardware")]
+    offered = re.search(r"--n-cpu-moe (\d+) \) → fits .*? · add the flag to the llama.cpp command", advice)
+    assert offered  # from "exceeds", one with a buffer is still worth naming; there is no link to apply it
+
+
+def test_runtime_table_adds_up_with_the_tied_output_copy(client):
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("gemma-3-27b-it"), catalog.hardware["rtx-4090"], Scenario())
+    assert plan.tied_output_copy_bytes > 1 * GIB
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
+    table = text[text.index("Buffer Where Size Formula"):text.index("Runtime total")]
+    sizes = [float(x) for x in re.findall(r" ([\d.]+) GiB ", table)]
+    total = float(re.search(r"Runtime total ([\d.]+) GiB", text).group(1))
+    assert sum(sizes) == pytest.approx(total, abs=0.003)
+    assert total == round(plan.runtime_bytes / GIB, 3)
+
+
+def test_formula_cells_count_one_sequence_and_the_gpus_of_a_replicated_cache(client):
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
+    assert "× 1 sequences" not in text and "× 1 sequence " in text
+    deepseek = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm",
+                                   query="quant=FP8&context=131072&gpus=8&engine=vllm&kv_dtype=fp8&batch=16"))
+    assert re.search(r"B/token/GPU \(not split by TP\) × 131 072 tokens × 16 sequences × 8 GPUs", deepseek)
+
+
+def test_context_labels_read_as_model_cards_write_them(client):
+    assert [context_label(n) for n in (8192, 131_072, 128_000, 200_000, 40_960, 1_048_576, 1_000_000)] == [
+        "8K", "128K", "128K", "200K", "40K", "1M", "1M"]
+    text = text_of(client, url("lfm2-2-6b", "rtx-4090"))
+    assert "125K" not in text
+    assert "(131,072)" in text and "beyond the model's 128,000-token limit" in text
+
+
+def test_long_times_read_in_seconds():
+    assert ms(109_546.0) == "~110 s" and ms(488.4) == "~488 ms" and ms(9_999.0) == "~9,999 ms"
+
+
+def test_faq_answer_ends_with_a_verdict_sentence_not_a_pill_word(client):
+    body = client.get(url("gemma-3-27b-it", "rtx-4090", query="quant=Q6_K")).content.decode()
+    blocks = [json.loads(b) for b in re.findall(r'<script type="application/ld\+json"[^>]*>(.*?)</script>', body,
+                                                re.S)]
+    faq = next(b for b in blocks if b.get("@type") == "FAQPage")
+    answer = faq["mainEntity"][0]["acceptedAnswer"]["text"]
+    assert answer.endswith("Tight headroom (< 8 % buffer).")
+    assert "of it stays in system RAM, so the GPUs hold" in answer
