@@ -37,7 +37,7 @@ class LLMModelAdmin(admin.ModelAdmin):
     inlines = [PublishedFileSizeInline]
     fieldsets = (
         (None, {"fields": ("name", "slug", "family", "vendor", "license", "release_date")}),
-        (_("Sources"), {"fields": ("hf_repo", "gguf_repo", "source", "confidence", "notes")}),
+        (_("Sources"), {"fields": ("hf_repo", "gguf_repo", "gguf_repo_quants", "source", "confidence", "notes")}),
         (_("Parameters as published"), {"fields": ("stated_params_total", "stated_params_active")}),
         (_("config.json"), {"fields": ("config",)}),
         (_("Derived architecture (from config.json)"), {"classes": ("collapse",), "fields": ARCHITECTURE_FIELDS}),

@@ -54,6 +54,11 @@ class LLMModel(SeededModel):
     vendor = models.CharField(_("vendor"), max_length=60, blank=True)
     hf_repo = models.CharField(_("Hugging Face repo"), max_length=200, blank=True)
     gguf_repo = models.CharField(_("GGUF repo"), max_length=200, blank=True)
+    gguf_repo_quants = models.CharField(
+        _("quantizations in the GGUF repo"), max_length=300, blank=True,
+        help_text=_("The file types the GGUF repo publishes, comma-separated as llama.cpp's -hf tags (Q4_K_M, "
+                    "Q8_0, F16). Empty: not known, and the launch command asks the repo for any format. Source "
+                    "them in the notes (the repo's file listing)."))
     license = models.CharField(_("license"), max_length=80, blank=True)
     release_date = models.DateField(_("release date"), null=True, blank=True)
     config = models.JSONField(

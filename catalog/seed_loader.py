@@ -98,8 +98,8 @@ def _read(name: str, seed_dir: Path) -> list[dict]:
 ACCELERATOR_FIELDS = ("vendor", "name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops",
                       "fp16_acc_tflops", "fp8_tflops", "tdp_w", "kind", "usable_memory_factor", "backend",
                       "architecture", "interconnect", "interconnect_gbs", "launch_year", "spec_sources", "notes")
-MODEL_FIELDS = ("name", "family", "vendor", "hf_repo", "gguf_repo", "license", "release_date", "config",
-                "stated_params_total", "stated_params_active", "source", "confidence", "notes")
+MODEL_FIELDS = ("name", "family", "vendor", "hf_repo", "gguf_repo", "gguf_repo_quants", "license", "release_date",
+                "config", "stated_params_total", "stated_params_active", "source", "confidence", "notes")
 
 
 def _text(row: dict, key: str) -> str:
@@ -129,7 +129,7 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
 
     for row in _read("models.json", seed_dir):
         values = {name: row.get(name) for name in MODEL_FIELDS}
-        for text_field in ("family", "vendor", "hf_repo", "gguf_repo", "license", "notes"):
+        for text_field in ("family", "vendor", "hf_repo", "gguf_repo", "gguf_repo_quants", "license", "notes"):
             values[text_field] = values[text_field] or ""
         model = upsert(report, LLMModel, {"slug": row["slug"]}, values)
         for size in row.get("published_sizes") or []:

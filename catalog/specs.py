@@ -35,6 +35,7 @@ def model_spec(row: LLMModel, *, kv_proxy: LLMModel | None = None) -> ModelSpec:
         "confidence": row.confidence,
         "hf_repo": row.hf_repo,
         "gguf_repo": row.gguf_repo,
+        "gguf_repo_quants": tuple(q.strip() for q in row.gguf_repo_quants.split(",") if q.strip()),
         "published_sizes": _published_sizes(row),
     }
     if row.config is not None:

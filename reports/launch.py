@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from reports.sizing.estimate import Estimate
 from reports.sizing.quant import quant_format
+from reports.sizing.specs import ModelSpec
 
 GIB = 2**30
 # llama.cpp takes any -ngl above the layer count as "all layers"; 999 is the documented idiom.
@@ -28,15 +29,26 @@ class LaunchCommand:
         return " \\\n  ".join(self.lines)
 
 
+def gguf_weights(model: ModelSpec, quant: str) -> tuple[str, str]:
+    """The GGUF to load, as llama.cpp's -hf repo[:tag] ("hf") or a local file ("file"), and the note that explains
+    a local file: "no_gguf_repo" (the catalog knows no repo) or "gguf_not_in_repo" (the repo's listing, catalog
+    field gguf_repo_quants, has no file of this type: a -hf tag would fail). A repo that publishes one file type
+    is named without a tag (its manifest resolves to that file, as llama.cpp's own guides write it)."""
+    if not model.gguf_repo:
+        return f"./{model.slug}-{quant}.gguf", "no_gguf_repo"
+    published = model.gguf_repo_quants
+    if published and quant not in published:
+        return f"./{model.slug}-{quant}.gguf", "gguf_not_in_repo"
+    if published == (quant,):
+        return model.gguf_repo, ""
+    return f"{model.gguf_repo}:{quant}", ""
+
+
 def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
     scenario, model, placement = estimate.scenario, estimate.model, estimate.placement
     quant = estimate.weights.quant
-    note = ""
-    if model.gguf_repo:
-        first = f"llama-server -hf {model.gguf_repo}:{quant}"
-    else:
-        first = f"llama-server -m ./{model.slug}-{quant}.gguf"
-        note = "no_gguf_repo"
+    weights, note = gguf_weights(model, quant)
+    first = f"llama-server -m {weights}" if note else f"llama-server -hf {weights}"
     # The unified KV cache is shared by all -np sequences: -c is the total (context × parallel sequences).
     lines = [first, f"-c {scenario.context * scenario.batch}"]
     if scenario.batch > 1:
@@ -62,7 +74,9 @@ def vllm_command(estimate: Estimate) -> LaunchCommand:
     if gguf:
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
         # with the base model's tokenizer; GGUF loading lives in the vllm-gguf-plugin.
-        weights = f"{model.gguf_repo}:{quant}" if model.gguf_repo else f"./{model.slug}-{quant}.gguf"
+        weights, local = gguf_weights(model, quant)
+        if not local and ":" not in weights:
+            weights = f"{weights}:{quant}"  # vLLM needs repo_id:quant_type; only llama.cpp resolves a bare repo
         lines = [f"vllm serve {weights}"]
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")

@@ -184,3 +184,30 @@ def test_faq_answer_ends_with_a_verdict_sentence_not_a_pill_word(client):
     answer = faq["mainEntity"][0]["acceptedAnswer"]["text"]
     assert answer.endswith("Tight headroom (< 8 % buffer).")
     assert "of it stays in system RAM, so the GPUs hold" in answer
+
+
+def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
+    """ggml-org/gpt-oss-120b-GGUF holds the MXFP4_MOE file only and ggml-org/gemma-3-27b-it-GGUF Q4_K_M, Q8_0 and
+    F16 (catalog field gguf_repo_quants, from the repos' listings): "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" or
+    ":BF16" would fail to download."""
+    text = text_of(client, url("gpt-oss-120b", "rtx-4090"))  # the default format, Q4_K_M
+    assert "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" not in text
+    assert "llama-server -m ./gpt-oss-120b-Q4_K_M.gguf" in text
+    assert "ggml-org/gpt-oss-120b-GGUF publishes MXFP4_MOE, no Q4_K_M file" in text
+    native = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=MXFP4_MOE"))
+    assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF \\" in native  # one file type: no tag, as the guide has it
+    assert "vllm serve ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in native
+    bf16 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=BF16"))
+    assert "llama-server -m ./gemma-3-27b-it-BF16.gguf" in bf16
+    q8 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=Q8_0"))
+    assert "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8
+    glm = text_of(client, url("glm-4-5", "instinct-mi325x-256gb"))  # listing unknown: the tag is asked for
+    assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
+
+
+def test_mxfp4_moe_weights_match_ggml_orgs_gpt_oss_files():
+    """llama.cpp benches/dgx-spark.md @4c7e989 lists ggml-org's files at 11.27 GiB (20b) and 59.02 GiB (120b)."""
+    _, catalog = current_catalog()
+    for slug, published_gib in (("gpt-oss-20b", 11.27), ("gpt-oss-120b", 59.02)):
+        plan = plan_memory(catalog.model(slug), catalog.hardware["h100-80gb-sxm"], Scenario(quant="MXFP4_MOE"))
+        assert round(plan.weights.total_bytes / GIB, 2) == published_gib

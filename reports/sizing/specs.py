@@ -141,6 +141,7 @@ class ModelSpec:
     confidence: Confidence = "config.json"
     hf_repo: str = ""
     gguf_repo: str = ""
+    gguf_repo_quants: tuple[str, ...] = ()  # the file types gguf_repo publishes; () when not known
     # For models without shapes ("estimated"): the nearest sourced family member, whose per-layer attention
     # shapes stand in for the KV cache. Every figure resting on it is marked "estimated".
     kv_proxy: ModelSpec | None = None
