@@ -20,8 +20,8 @@ from reports.widgets import FastNumberInput, FastSelect
 
 ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
 # KV-cache types each engine offers: llama.cpp -ctk/-ctv (f16, bf16, q8_0, q4_0, …), vLLM --kv-cache-dtype (auto, fp8).
-KV_DTYPES = [("f16", "FP16"), ("bf16", "BF16"), ("q8_0", "Q8_0 (8-bit)"), ("q4_0", "Q4_0 (4-bit)"),
-             ("fp8", "FP8 (8-bit)")]
+KV_DTYPES = [("f16", "FP16"), ("bf16", "BF16"), ("q8_0", _("Q8_0 (8-bit)")), ("q4_0", _("Q4_0 (4-bit)")),
+             ("fp8", _("FP8 (8-bit)"))]
 CONTEXT_PRESETS = (2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 GPU_COUNTS = (1, 2, 3, 4, 6, 8, 16)
 BATCH_PRESETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)

@@ -346,7 +346,7 @@ class HardwarePage:
     @property
     def spec_sources(self) -> list[str]:
         """The catalog's "url (what); url (what)" source list, one entry per source."""
-        return [source.strip() for source in self.hardware_row.spec_sources.split(";") if source.strip()]
+        return split_sources(self.hardware_row.spec_sources)
 
     @cached_property
     def latest_prices(self) -> list:
@@ -665,3 +665,18 @@ def page_not_found(catalog: CatalogSnapshot, path: str) -> NotFound:
     hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
     suggestions = suggest_models(catalog, segment, model_url) + suggest_hardware(catalog, segment, hardware_url)
     return NotFound("page", segment, suggestions[:SUGGESTION_LIMIT])
+
+
+def split_sources(text: str) -> list[str]:
+    """The "; "-separated sources of a spec_sources field, one per item: a ";" inside parentheses belongs to the
+    source it explains ("… (575W; FP16 sparse 838.4)")."""
+    sources, depth, current = [], 0, []
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == ";" and depth <= 0:
+            sources.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    sources.append("".join(current))
+    return [source.strip() for source in sources if source.strip()]

@@ -251,7 +251,7 @@ class ReportPage:
             accelerator = self.catalog.hardware.get(offer.accelerator_slug)
             fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
             rows.append(OfferRow(offer, accelerator, (accelerator.memory_gb if accelerator else 0) * offer.gpu_count,
-                                 monthly_cloud_cost(offer.hourly_usd, hours), fits))
+                                 monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours), fits))
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
@@ -268,7 +268,8 @@ class ReportPage:
         if budget is None and self.hardware.price_usd is not None:
             budget = self.hardware.price_usd * e.scenario.gpus
         return RentVsBuy.compute(hourly_usd=e.cost.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
-                                 hours_per_day=data["hours"], usd_per_kwh=data["kwh"])
+                                 hours_per_day=data["hours"], usd_per_kwh=data["kwh"],
+                                 billed_hours_per_day=e.cost.offer.billed_hours_per_day)
 
     @cached_property
     def runs_here(self) -> bool:

@@ -211,3 +211,53 @@ def test_mxfp4_moe_weights_match_ggml_orgs_gpt_oss_files():
     for slug, published_gib in (("gpt-oss-20b", 11.27), ("gpt-oss-120b", 59.02)):
         plan = plan_memory(catalog.model(slug), catalog.hardware["h100-80gb-sxm"], Scenario(quant="MXFP4_MOE"))
         assert round(plan.weights.total_bytes / GIB, 2) == published_gib
+
+
+def test_german_pages_translate_buffer_names_billing_and_bit_widths(client):
+    report = text_of(client, url("gemma-3-27b-it", "rtx-4090", lang="de"))
+    assert "Compute-Puffer" in report and "compute buffer" not in report
+    assert "sekundengenau" in report and "per-second" not in report
+    assert "QLoRA (4 Bit)" in report and "(4-bit)" not in report
+    assert "/h<" not in client.get(url("gemma-3-27b-it", "rtx-4090", lang="de")).content.decode()
+
+
+def test_reserved_capacity_is_billed_around_the_clock(client):
+    """Lambda's reserved 8 × H100 at $14.80/h costs 14.80 × 24 × 30.4 = $10,798.08 a month at any hours of use,
+    not 14.80 × 4 × 30.4 = $1,799.68."""
+    text = text_of(client, url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="gpus=8"))
+    row = text[text.index("8x H100 SXM with InfiniBand (reserved)"):][:120]
+    assert "$14.80 $10,798.08 reserved: 24 h/day" in row
+
+
+def test_a_superseded_offer_is_not_listed_beside_its_successor(client):
+    text = text_of(client, "/en/hardware/instinct-mi300x-192gb/")
+    assert "$20.72" in text and "$15.92" not in text
+
+
+def test_hardware_page_sources_architecture_interconnect_and_fp8_basis(client):
+    rtx5090 = text_of(client, "/en/hardware/rtx-5090/")
+    assert "(575W; FP16 sparse 838.4; FP8 sparse 1676.8; 3352 AI TOPS)" in rtx5090  # one source, not four
+    h100 = text_of(client, "/en/hardware/h100-80gb-sxm/")
+    assert "Architecture Hopper" in h100
+    assert "NVLink 4 / PCIe 5.0 (128 GB/s bidir) · GPU-to-GPU link 900 GB/s" in h100
+    rtx4090 = text_of(client, "/en/hardware/rtx-4090/")
+    assert "FP8 TFLOPS (dense; GeForce: FP16 accumulate) 660.6" in rtx4090  # 2 × the FP32-accumulate 330.3
+
+
+def test_compare_page_has_breadcrumbs_and_says_which_offer_is_missing(client):
+    text = text_of(client, "/en/compare/llama-3-3-70b-instruct/?hw=rtx-4090:2&hw=h100-80gb-sxm")
+    assert "Home › Llama 3.3 70B Instruct › Compare" in text
+    assert "no catalog cloud offer of 2 × RTX 4090" in text
+
+
+def test_a_break_even_beyond_ten_years_reads_in_years(client):
+    text = text_of(client, url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="budget=30000&gpus=2"))
+    assert "Purchase break-even ~133 years" in text  # 30,000 / (48.64 − 29.79) = 1,591.5 months
+
+
+def test_finetune_assumptions_name_what_the_numbers_assume(client):
+    mixtral = text_of(client, url("mixtral-8x7b-instruct", "h100-80gb-sxm"))
+    assert "Routed experts are not adapted" in mixtral and "paged 8-bit AdamW" in mixtral
+    llama = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm"))
+    assert "Routed experts are not adapted" not in llama
+    assert "CUDA context and kernels" not in llama  # the label also covered ROCm and the QLoRA dequant buffer

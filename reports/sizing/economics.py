@@ -135,13 +135,18 @@ class RentVsBuy:
     """Renting a cloud instance versus buying the hardware and paying its power bill."""
 
     hourly_usd: float
-    hours_per_day: float
+    hours_per_day: float  # of use: the power bill
+    cloud_hours_per_day: float  # billed by the cloud: hours_per_day, or 24 for reserved capacity
     monthly_cloud_usd: float
     power_w: float
     usd_per_kwh: float
     monthly_power_usd: float
     hardware_price_usd: float | None
     break_even_months: float | None  # None: no price given, or renting costs no more than power
+
+    @property
+    def break_even_years(self) -> float | None:
+        return None if self.break_even_months is None else self.break_even_months / 12
 
     @classmethod
     def compute(
@@ -152,13 +157,17 @@ class RentVsBuy:
         hardware_price_usd: float | None,
         hours_per_day: float = DEFAULT_HOURS_PER_DAY,
         usd_per_kwh: float = DEFAULT_USD_PER_KWH,
+        billed_hours_per_day: float | None = None,
     ) -> RentVsBuy:
         """Compare against the hourly rate of the offer the caller chose.
 
         Pass the cheapest offer that fits (``cheapest_offer``). The seed compared against the first
         offer it listed (RunPod 2× B300 at $13.88/h, not its cheapest), which flatters the purchase.
+        ``billed_hours_per_day``: the offer's billed hours when they do not follow use
+        (CloudOfferSpec.billed_hours_per_day: 24 for reserved capacity).
         """
-        monthly_cloud = monthly_cloud_cost(hourly_usd, hours_per_day)
+        cloud_hours = hours_per_day if billed_hours_per_day is None else billed_hours_per_day
+        monthly_cloud = monthly_cloud_cost(hourly_usd, cloud_hours)
         monthly_power = monthly_power_cost(power_w, hours_per_day, usd_per_kwh)
         months = (
             None
@@ -168,6 +177,7 @@ class RentVsBuy:
         return cls(
             hourly_usd=hourly_usd,
             hours_per_day=hours_per_day,
+            cloud_hours_per_day=cloud_hours,
             monthly_cloud_usd=monthly_cloud,
             power_w=power_w,
             usd_per_kwh=usd_per_kwh,

@@ -219,6 +219,12 @@ class CloudOfferSpec:
     verified: str = ""  # ISO date
     url: str = ""
 
+    @property
+    def billed_hours_per_day(self) -> float | None:
+        """Reserved capacity is billed around the clock on a term contract, whatever the hours of use; None for
+        offers billed by use (per second, per hour, spot, on demand)."""
+        return 24.0 if self.billing == "reserved" else None
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -17,6 +17,18 @@ VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom
                 "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
 SEGMENTS = {"weights": _("Model weights"), "kv": _("KV cache & state"), "runtime": _("Runtime & activation buffers"),
             "offload": _("System-RAM offload")}
+# Runtime terms as the engine names them (runtime.RuntimeTerm.name: llama.cpp's and vLLM's own words).
+RUNTIME_TERMS = {"compute buffer": _("compute buffer"), "host compute buffer": _("host compute buffer"),
+                 "output buffer": _("output buffer"), "device context": _("device context"),
+                 "activation peak": _("activation peak"), "weights": _("weights"),
+                 "non-torch memory": _("non-torch memory"), "CUDA graphs": _("CUDA graphs")}
+# Billing terms of the catalog's cloud offers (CloudOffer.billing); others are shown as entered in the admin.
+BILLING = {"per-second": _("per second"), "on-demand": _("on demand"), "spot": _("spot"),
+           "spot / on-demand": _("spot / on demand"), "hourly": _("hourly"), "reserved": _("reserved")}
+# Accelerator.architecture slugs as the vendors name the architectures (product names: not translated).
+ARCHITECTURES = {"ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper", "blackwell": "Blackwell",
+                 "blackwell-datacenter": "Blackwell (data center)", "cdna3": "CDNA 3", "cdna4": "CDNA 4",
+                 "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5", "rdna4": "RDNA 4", "xe2": "Xe2", "gaudi3": "Gaudi 3"}
 LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
                "chunked": _("Chunked local attention"), "mla": _("Latent attention (MLA)"),
                "dsa_indexer": _("Sparse-attention indexer"), "linear": _("Linear attention state"),
@@ -36,6 +48,23 @@ def verdict_text(verdict: str) -> str:
 @register.filter
 def segment_label(key: str) -> str:
     return str(SEGMENTS.get(key, key))
+
+
+@register.filter
+def runtime_term_label(name: str) -> str:
+    return str(RUNTIME_TERMS.get(name, name))
+
+
+@register.filter
+def billing_label(billing: str) -> str:
+    return str(BILLING.get(billing, billing)) if billing else "—"
+
+
+@register.filter
+def architecture_label(slug: str) -> str:
+    if not slug:
+        return str(_("not published"))
+    return ARCHITECTURES.get(slug, slug)
 
 
 @register.filter
