@@ -81,6 +81,7 @@ class MatrixRow:
     decode_tok_s: float
     smallest_fit: HardwareSpec | None
     source: str  # "per-tensor rule" | "published file size" | ...
+    rule_from: str | None = None  # another file type's rules stood in (UD-* without a published size)
 
 
 @dataclass(frozen=True)
@@ -373,7 +374,8 @@ class ReportPage:
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
                                   plan.fit.verdict, speeds.decode.tokens_per_s,
                                   smallest_fitting(self.model, replace(scenario, gpus=1),
-                                                   self.catalog.hardware_by_memory), plan.weights.source))
+                                                   self.catalog.hardware_by_memory), plan.weights.source,
+                                  plan.weights.rule_from))
         return rows
 
     # ---- sections 6 and 7
