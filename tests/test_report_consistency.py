@@ -266,5 +266,6 @@ def test_finetune_assumptions_name_what_the_numbers_assume(client):
 def test_matrix_marks_a_dynamic_quant_sized_by_another_types_rules(client):
     """Without a published size UD-Q2_K_XL is sized with the Q2_K rules: the same bytes as Q2_K, said so."""
     text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
-    row = text[text.index(" UD-Q2_K_XL "):][:200]
+    matrix = text[text.index("Quantization matrix"):]
+    row = matrix[matrix.index(" UD-Q2_K_XL "):][:200]
     assert "≈ Q2_K rules (size not published)" in row
