@@ -158,6 +158,10 @@ class ReportPage:
         for name in self.form.fields:
             if self.form.data.get(name) not in (None, ""):
                 query[name] = str(self.form.data[name])
+        if "budget" not in query and self.hardware.price_usd is not None and self.form.is_valid():
+            # A copy of this accelerator starts with its price, as it starts with its specs (custom hardware has no
+            # catalog price of its own, so an empty budget there would read "no price known").
+            query["budget"] = f"{self.hardware.price_usd * self.form.cleaned_data['gpus']:g}"
         return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query.urlencode()}"
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)

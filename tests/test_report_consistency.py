@@ -216,7 +216,7 @@ def test_mxfp4_moe_weights_match_ggml_orgs_gpt_oss_files():
 def test_german_pages_translate_buffer_names_billing_and_bit_widths(client):
     report = text_of(client, url("gemma-3-27b-it", "rtx-4090", lang="de"))
     assert "Compute-Puffer" in report and "compute buffer" not in report
-    assert "sekundengenau" in report and "per-second" not in report
+    assert "pro Sekunde" in report and "per-second" not in report
     assert "QLoRA (4 Bit)" in report and "(4-bit)" not in report
     assert "/h<" not in client.get(url("gemma-3-27b-it", "rtx-4090", lang="de")).content.decode()
 

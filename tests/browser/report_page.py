@@ -53,6 +53,12 @@ def number(text: str, lang: str) -> float:
     return float(digits)
 
 
+def months(text: str, lang: str) -> float:
+    """A break-even in months: "~58.2 months" → 58.2, "~17 years" / "~17 Jahre" → 204."""
+    value = number(text, lang)
+    return value * 12 if re.search(r"\b(years|Jahre)\b", text) else value
+
+
 def query(page: Page) -> dict[str, str]:
     """The page's query string as one value per key; a key repeated by a swap is a defect and fails here."""
     values = parse_qs(urlsplit(page.url).query, keep_blank_values=True)
