@@ -467,7 +467,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     moe = model.moe
     k, experts = (moe.experts_per_token, moe.num_experts) if moe else (0, 0)
     attention_at_depth = _attention_flops(shapes, scenario.depth)
-    flops = 2 * params.active
+    flops = 2 * params.matmul_active  # the embedding lookup is no matmul (ParameterCount.matmul_active)
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
         kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=num_layers, gpus=scenario.gpus,

@@ -119,6 +119,14 @@ class ParameterCount:
         """Active count without the token-embedding table (a lookup), as OpenAI counts gpt-oss (5.13 B)."""
         return self.active - self.embedding
 
+    @property
+    def matmul_active(self) -> float:
+        """Active parameters each token is multiplied by: the input embedding is a row lookup (llama.cpp
+        get_rows), not a matrix product, unless the output head is tied to it (output == 0), whose logits
+        multiply the same table once per token. 2 × this is the FLOPs per token of the weights, the basis the
+        speed constants are fitted on (bench/throughput_accuracy.py)."""
+        return self.active - self.embedding if self.output else self.active
+
 
 def _tensor(
     name: str,
