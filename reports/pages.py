@@ -135,6 +135,7 @@ class AcceleratorRow:
     verdict: str | None  # at SHORT_CONTEXT
     report_url: str
     hardware_url: str
+    runs: bool = True  # MemoryPlan.runs at SHORT_CONTEXT (decode_tok_s is None when it does not)
 
     @property
     def fits(self) -> bool:
@@ -162,7 +163,7 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
             plans[context] = None
     short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
     decode = None
-    if short is not None:
+    if short is not None and short.runs:
         decode = estimate_speeds(model, hardware, replace(DEFAULT_SCENARIO, context=SHORT_CONTEXT), short,
                                  params).decode.tokens_per_s
     return AcceleratorRow(
@@ -170,7 +171,7 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=short.fit.verdict if short else None, report_url=report_url,
-        hardware_url=hardware_url)
+        hardware_url=hardware_url, runs=short.runs if short else True)
 
 
 def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:

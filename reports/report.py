@@ -82,6 +82,7 @@ class MatrixRow:
     smallest_fit: HardwareSpec | None
     source: str  # "per-tensor rule" | "published file size" | ...
     rule_from: str | None = None  # another file type's rules stood in (UD-* without a published size)
+    runs: bool = True  # MemoryPlan.runs: a row that does not run has no speed
 
 
 @dataclass(frozen=True)
@@ -280,8 +281,7 @@ class ReportPage:
     def runs_here(self) -> bool:
         """Whether the configuration runs on this hardware at all: it fits, or llama.cpp's automatic offload moved
         the rest to system RAM. Buying hardware it does not run on has no break-even."""
-        e = self.estimate
-        return e.fit.fits or e.placement.offloaded_bytes > 0
+        return self.estimate.memory.runs
 
     days_per_month = DAYS_PER_MONTH
     finetune_options = FinetuneOptions()
@@ -379,7 +379,7 @@ class ReportPage:
                                   plan.fit.verdict, speeds.decode.tokens_per_s,
                                   smallest_fitting(self.model, replace(scenario, gpus=1),
                                                    self.catalog.hardware_by_memory), plan.weights.source,
-                                  plan.weights.rule_from))
+                                  plan.weights.rule_from, plan.runs))
         return rows
 
     # ---- sections 6 and 7

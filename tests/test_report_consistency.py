@@ -269,3 +269,27 @@ def test_matrix_marks_a_dynamic_quant_sized_by_another_types_rules(client):
     matrix = text[text.index("Quantization matrix"):]
     row = matrix[matrix.index(" UD-Q2_K_XL "):][:200]
     assert "≈ Q2_K rules (size not published)" in row
+
+
+def test_a_configuration_that_does_not_run_shows_no_speed(client):
+    """Qwen3 235B at Q4_K_M needs 134.47 GiB; the DGX Spark's unified 99.8 GiB cannot hold it and has no separate
+    RAM to offload to, yet the page said "~16.4 tok/s" in the summary, the speed card, the simulator and the meta
+    description. An RTX 4090 also cannot hold it but llama.cpp's automatic offload runs it: that speed stays."""
+    _, catalog = current_catalog()
+    model = catalog.model("qwen3-235b-a22b-instruct-2507")
+    assert not plan_memory(model, catalog.hardware["dgx-spark-gb10-128gb"], Scenario()).runs
+    assert plan_memory(model, catalog.hardware["rtx-4090"], Scenario()).runs
+
+    body = client.get(url("qwen3-235b-a22b-instruct-2507", "dgx-spark-gb10-128gb")).content.decode()
+    description = re.search(r'<meta name="description" content="([^"]*)"', body).group(1)
+    assert "tok/s" not in description and "more than it holds" in description
+    text = text_of(client, url("qwen3-235b-a22b-instruct-2507", "dgx-spark-gb10-128gb"))
+    assert "more than it holds: it does not run there" in text
+    speed = text[text.index("Speed and cost"):text.index("Cost per 1M tokens")]
+    assert "does not run" in speed and "tok/s" not in speed
+    assert "Nothing to simulate" in text and "Not at all in this configuration" in text
+    model_page = text_of(client, "/en/model/qwen3-235b-a22b-instruct-2507/")
+    row = model_page[model_page.index("DGX Spark (GB10 128GB) 128 GB"):][:160]
+    assert "does not run" in row
+    offloaded = text_of(client, url("qwen3-235b-a22b-instruct-2507", "rtx-4090"))
+    assert re.search(r"Decode \(one stream\) ~[\d.]+ tok/s", offloaded)

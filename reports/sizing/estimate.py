@@ -154,6 +154,13 @@ class MemoryPlan:
         return self.fit.placement
 
     @property
+    def runs(self) -> bool:
+        """Whether the configuration runs at all: it fits, or llama.cpp's automatic offload moved what does not fit
+        to system RAM. "exceeds" on unified memory (no separate RAM) or under vLLM (no automatic offload) does not
+        run, so it has no speed."""
+        return self.fit.fits or self.placement.offloaded_bytes > 0
+
+    @property
     def tied_output_copy_bytes(self) -> float:
         """The copy of a tied output head (token_embd) llama.cpp puts on the output GPU; part of runtime_bytes."""
         layout = self.layout
