@@ -293,3 +293,40 @@ def test_a_configuration_that_does_not_run_shows_no_speed(client):
     assert "does not run" in row
     offloaded = text_of(client, url("qwen3-235b-a22b-instruct-2507", "rtx-4090"))
     assert re.search(r"Decode \(one stream\) ~[\d.]+ tok/s", offloaded)
+
+
+def test_models_without_shapes_split_over_gpus_under_llama_cpp():
+    """A model without config.json is one pseudo-block; it was put whole on GPU 0, and the offload then took bytes
+    from the empty GPUs (Devstral Small 24B on 2 × RTX 3060: [13.4, −1.5] GiB, "exceeds")."""
+    _, catalog = current_catalog()
+    for slug, hardware, gpus in (("devstral-small-24b", "rtx-3060-12gb", 2), ("cohere-command-a-111b", "rtx-4090", 4),
+                                 ("glm-5-3-753b", "b300-288gb", 8)):
+        plan = plan_memory(catalog.model(slug), catalog.hardware[hardware], Scenario(gpus=gpus))
+        demand = plan.placement.demand_per_gpu
+        assert max(demand) == pytest.approx(min(demand)), (slug, demand)  # an even --tensor-split
+        assert plan.fit.verdict != "exceeds", slug
+        single = plan_memory(catalog.model(slug), catalog.hardware[hardware], Scenario())
+        assert min(single.placement.device_bytes) >= 0
+    offloaded = plan_memory(catalog.model("cohere-command-a-111b"), catalog.hardware["rtx-4090"], Scenario(gpus=2))
+    assert offloaded.placement.offloaded_bytes > 0 and min(offloaded.placement.device_bytes) > 0
+
+
+def test_a_tied_output_head_off_the_gpu_is_read_from_system_ram():
+    """Gemma 3 12B BF16 on an RTX 4090 runs -ngl 48 of 49 slots: the tied head is computed on the CPU from the
+    embedding in RAM (1.88 GiB per token at 60 GB/s), so ~16.7 tok/s, not the 35.0 of reading it from VRAM."""
+    _, catalog = current_catalog()
+    result = estimate(catalog.model("gemma-3-12b-it"), catalog.hardware["rtx-4090"], Scenario(quant="BF16"))
+    assert result.placement.gpu_layers == 48
+    assert result.decode.weight_bytes_ram == pytest.approx(result.memory.layout.output_bytes)
+    assert 15 < result.decode.tokens_per_s < 18
+
+
+def test_estimated_models_borrow_from_the_right_relative():
+    _, catalog = current_catalog()
+    kimi_dev = catalog.model("kimi-dev-72b")  # reportedly a Qwen2.5-72B fine-tune, not a Kimi K2 (1T MLA MoE)
+    assert kimi_dev.kv_proxy.slug == "qwen2-5-72b-instruct"
+    glm53, glm5 = catalog.model("glm-5-3-753b"), catalog.model("glm-5")  # no active count published
+    from reports.sizing.parameters import count_parameters
+    ratio = count_parameters(glm5).active / count_parameters(glm5).total
+    assert count_parameters(glm53).active == pytest.approx(753e9 * ratio)
+    assert catalog.model("qwen3-4b-instruct-2507").max_context == 262_144  # the 2507 model card

@@ -413,6 +413,13 @@ def _read_bytes(model: ModelSpec, plan: MemoryPlan, depth: int) -> _ReadBytes:
     kv_read = kv_bytes_read(plan.kv, depth)
     kv_ram_share = placement.offloaded_kv_bytes / plan.kv_bytes if plan.kv_bytes else 0.0
     off_dense, off_experts = placement.offloaded_dense_bytes, placement.offloaded_expert_bytes
+    layout = plan.layout
+    if (layout is not None and layout.output_is_tied_copy and placement.gpu_layers is not None
+            and placement.gpu_layers <= len(layout.blocks)):
+        # The output slot is off the GPUs: llama.cpp makes no GPU copy of a tied head and computes the logits on
+        # the CPU from the embedding in system RAM (fit._loads leaves it out of the offloaded bytes, which are
+        # memory); its per-token read is at system-RAM speed.
+        off_dense += layout.output_bytes
     return _ReadBytes(
         gpu_weights=max(0.0, dense - off_dense) + max(0.0, experts - off_experts) * share,
         ram_weights=off_dense + off_experts * share,
@@ -758,6 +765,12 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
         notes.append(Note("offload_pct_unified",
                           "unified memory has no separate system RAM: --offload-pct does not apply",
                           {"offload_pct": scenario.offload_pct}))
+    if hardware.kind == "unified" and plan.fit.verdict == "exceeds":
+        usable_gib = plan.fit.usable_bytes_per_gpu / GIB
+        notes.append(Note("unified_exceeds",
+                          f"does not fit in {usable_gib:.1f} GiB of unified memory, and there is no separate system "
+                          "RAM to offload to: it does not run (speeds are what it would do if it fit)",
+                          {"usable_gib": usable_gib}))
     if placement.mode == "auto":
         notes.append(_auto_offload_note(plan))
     elif placement.mode == "explicit":

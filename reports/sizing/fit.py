@@ -167,7 +167,8 @@ class _Loads:
     kv: float
 
 
-def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int) -> _Loads:
+def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int,
+           shares: tuple[float, ...] | None = None) -> _Loads:
     layout = demand.layout
     loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
     for i, block in enumerate(layout.blocks):
@@ -176,6 +177,15 @@ def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: i
             loads.dense += block.other_bytes
             loads.experts += block.expert_bytes
             loads.kv += kv
+            continue
+        if layout.estimated:
+            # One pseudo-block stands for every layer of a model without shapes: llama.cpp splits those layers
+            # over the GPUs by --tensor-split, so its bytes are shared out the same way (not all on GPU 0).
+            on_gpus = block.other_bytes + kv + (0.0 if i < n_cpu_moe else block.expert_bytes)
+            for gpu, share in enumerate(shares or (1.0 / gpus,) * gpus):
+                loads.device[gpu] += on_gpus * share
+            if i < n_cpu_moe:
+                loads.experts += block.expert_bytes
             continue
         loads.device[device] += block.other_bytes + kv
         if i < n_cpu_moe:
@@ -198,8 +208,9 @@ def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float,
     n_blocks = len(layout.blocks)
     host = layout.embedding_bytes + demand.host_buffer_bytes
     points = tensor_split_points(tensor_split or (1.0,) * gpus)
+    shares = tuple(b - a for a, b in zip((0.0, *points[:-1]), points))
     all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)
-    full = _loads(demand, all_on_gpu, 0, gpus)
+    full = _loads(demand, all_on_gpu, 0, gpus, shares)
     if unified:
         # One pool: the host-side embedding and buffers use the same memory as the "GPU" part.
         device = tuple(load + (host if i == 0 else 0.0) for i, load in enumerate(full.device))
@@ -278,7 +289,10 @@ def _continuous_offload(demand: LlamaCppDemand, full: _Loads, host: float, usabl
     moved = min(excess, weights)
     share = moved / weights if weights else 0.0
     block = demand.layout.blocks[0]
-    device = tuple(load - moved / gpus for load in full.device)
+    # Each GPU gives up weights in proportion to what it holds; the fixed per-GPU buffers stay.
+    own = [load - demand.device_fixed_bytes for load in full.device]
+    held = sum(own)
+    device = tuple(load - moved * (mine / held if held else 0.0) for load, mine in zip(full.device, own))
     return Placement("llama.cpp", "auto", tuple(full.device), device, host, block.other_bytes * share,
                      block.expert_bytes * share, 0.0, None, None,
                      f"{share:.0%} of the weights in system RAM (no layer shapes: -ngl unknown, estimated)")

@@ -32,6 +32,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     vLLM with a GGUF format.
 ``offload_pct_unified``        offload_pct: float
     --offload-pct on unified memory (no separate system RAM): ignored.
+``unified_exceeds``            usable_gib: float
+    Exceeds unified memory: there is no separate system RAM to offload to, so it does not run (no speed).
 ``offload_auto_experts``       offloaded_gib: float, n_cpu_moe: int, blocks: int
     Does not fit: routed experts of the first n_cpu_moe blocks in system RAM (llama.cpp --n-cpu-moe).
 ``offload_auto_layers``        offloaded_gib: float, gpu_layers: int (-ngl), cpu_blocks: int, blocks: int,

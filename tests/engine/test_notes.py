@@ -126,6 +126,8 @@ GRID = [
      Scenario(engine="vllm", quant="AWQ", kv_dtype="auto", context=131_072), ()),
     (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("mac-studio-m3-ultra-256gb"),
      Scenario(offload_pct=30), ()),
+    # 377 GiB of DeepSeek at Q4_K_M on a 64 GB Mac mini: unified memory, nothing to offload to.
+    (lambda: catalog.model("deepseek-r1-0528"), catalog.accelerator("mac-mini-m4-pro-64gb"), Scenario(), ()),
     (lambda: catalog.model("llama-3-1-8b-instruct"), TINY, Scenario(), ()),
     (lambda: _shapeless(kv_proxy=True), RTX_4090, Scenario(), ()),
     # 5 T parameters: ≈ 2.8 TiB at Q4_K_M, more than any offer's GPUs hold.
