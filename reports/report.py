@@ -34,7 +34,9 @@ from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenar
 
 GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
-SUMMARY_CONTEXTS = (8192, 32768)  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
+SUMMARY_CONTEXTS = (8192, 32768)
+# Shared sections that read ReportPage.summary (its configuration is part of their cache key).
+SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_description.html"})  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
@@ -148,8 +150,12 @@ class ReportPage:
         version."""
         if self.custom_hardware or not self.catalog.version_key:
             return None
-        return ":".join(("report-section", self.catalog.version_key, language, self.route.url_name,
-                         self.route.model_key, self.hardware.slug, template_name))
+        parts = ["report-section", self.catalog.version_key, language, self.route.url_name, self.route.model_key,
+                 self.hardware.slug, template_name]
+        if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
+            s = self.summary_scenario
+            parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}")
+        return ":".join(parts)
 
     @cached_property
     def my_hardware_url(self) -> str:
@@ -168,14 +174,27 @@ class ReportPage:
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
     @cached_property
     def summary(self) -> dict:
-        default = Scenario()
-        sized = {context: self._sized(replace(default, context=context)) for context in SUMMARY_CONTEXTS}
+        base = self.summary_scenario
+        sized = {context: self._sized(replace(base, context=context)) for context in SUMMARY_CONTEXTS}
         if any(value is None for value in sized.values()):
             return {}
         (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
         return {"plan": plan_short, "speeds": speeds, "params": count_parameters(self.model),
                 "total_8k": plan_short.fit.required_bytes, "total_32k": plan_long.fit.required_bytes,
-                "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1]}
+                "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1],
+                "gpus": base.gpus, "kv_dtype": base.kv_dtype, "engine": base.engine,
+                "where": f"{base.gpus} × {self.hardware.name}" if base.gpus > 1 else self.hardware.name}
+
+    @cached_property
+    def summary_scenario(self) -> Scenario:
+        """The lead's configuration: the visitor's format, GPU count, engine, KV precision and offload, one sequence
+        at the summary's contexts (a link from "what runs on 8 × H100" or a hardware page's Q8_0 row must not open
+        on a lead about 1 GPU at Q4_K_M); the defaults when the page is not configured or not valid."""
+        e = self.estimate
+        if e is None:
+            return Scenario()
+        s = e.scenario
+        return Scenario(quant=s.quant, gpus=s.gpus, kv_dtype=s.kv_dtype, engine=s.engine, offload_pct=s.offload_pct)
 
     def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
         """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""

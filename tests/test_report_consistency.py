@@ -330,3 +330,30 @@ def test_estimated_models_borrow_from_the_right_relative():
     ratio = count_parameters(glm5).active / count_parameters(glm5).total
     assert count_parameters(glm53).active == pytest.approx(753e9 * ratio)
     assert catalog.model("qwen3-4b-instruct-2507").max_context == 262_144  # the 2507 model card
+
+
+def test_the_lead_describes_the_configuration_of_the_url(client):
+    """The home page links "what runs on 8 × H100" to ?gpus=8 and the hardware pages to ?quant=Q8_0; the lead
+    described 1 GPU at Q4_K_M (~0.364 tok/s) above a body with ~11.5 tok/s."""
+    eight = text_of(client, url("llama-3-1-405b-instruct", "h100-80gb-sxm", query="gpus=8"))
+    lead = eight[eight.index("Llama 3.1 405B Instruct (406 B total"):][:300]
+    assert "on 8 × H100 80GB SXM" in lead
+    speed = re.search(r"\((~[\d.]+ tok/s) decode\)", lead).group(1)
+    assert f"Decode (one stream) {speed}" in eight
+    q8 = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", query="quant=Q8_0"))
+    assert "of weights at Q8_0" in q8 and "of weights at Q4_K_M" not in q8
+    assert "At 32,768 tokens of context and Q8_0 weights" in q8
+    default = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    assert "of weights at Q4_K_M" in default  # the shared lead of the base report is unchanged
+    offloaded = text_of(client, url("qwen3-235b-a22b-instruct-2507", "rtx-4090"))
+    assert re.search(r"more than its memory: with [\d.]+ GiB in system RAM it decodes at ~[\d.]+ tok/s", offloaded)
+    unknown_kv = text_of(client, url("cohere-command-a-111b", "rtx-4090"))
+    assert "The KV cache of this model is not known: these totals leave it out." in unknown_kv
+    assert "attention type not published" in unknown_kv
+
+
+def test_a_model_page_does_not_call_a_tight_fit_comfortable(client):
+    text = text_of(client, "/en/model/deepseek-v3-0324/")
+    block = text[text.index("On Mac Studio M3 Ultra 512GB"):][:400]
+    assert "Tight headroom" in block and "comfortably at" not in block
+    assert "with tight headroom: none holds it comfortably" in block

@@ -51,6 +51,14 @@ def segment_label(key: str) -> str:
 
 
 @register.filter
+def kv_dtype_label(kv_dtype: str) -> str:
+    """The configurator's name of a KV-cache type (FP16, Q8_0 (8-bit), …)."""
+    from reports.forms import KV_DTYPES
+
+    return str(dict(KV_DTYPES).get(kv_dtype, kv_dtype))
+
+
+@register.filter
 def runtime_term_label(name: str) -> str:
     return str(RUNTIME_TERMS.get(name, name))
 
@@ -75,7 +83,7 @@ def layer_kind_label(kind: str) -> str:
 @register.filter
 def attention_label(kind: str) -> str:
     """The engine's attention kind (mla, hybrid, sliding, gqa, mha, mqa) as the catalog names it."""
-    return str(dict(AttentionKind.choices).get(kind, "")) if kind else str(_("not published"))
+    return str(dict(AttentionKind.choices).get(kind, "")) if kind else str(_("attention type not published"))
 
 
 @register.filter
