@@ -293,7 +293,8 @@ HARDWARE_TABLE_COLUMNS = (
     Column("params", lambda row: row.params_total, descending_first=True),
     Column("format", lambda row: row.ladder_rank),
     Column("total", lambda row: row.required_bytes),
-    Column("decode", lambda row: row.decode_tok_s, descending_first=True),
+    # An upper bound ("≤", layer count unknown) is not comparable with an estimate: it sorts with the unknowns.
+    Column("decode", lambda row: None if row.speed_upper_bound else row.decode_tok_s, descending_first=True),
     Column("verdict", lambda row: _rank(row.verdict)),
 )
 
@@ -599,6 +600,11 @@ class SearchResults:
     @property
     def searched(self) -> bool:
         return bool(self.model_query or self.hardware_query)
+
+    @property
+    def query_text(self) -> str:
+        """What was searched for, as one phrase (for the title)."""
+        return " · ".join(dict.fromkeys(query for query in (self.model_query, self.hardware_query) if query))
 
 
 def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str) -> SearchResults:

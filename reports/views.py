@@ -6,7 +6,8 @@ from collections.abc import Callable
 from functools import lru_cache, wraps
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, QueryDict
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import set_response_etag
@@ -62,8 +63,20 @@ def _home_crumb() -> tuple[str, str]:
     return gettext("Home"), reverse("reports:home")
 
 
-def not_found(request: HttpRequest, missing: pages.NotFound) -> HttpResponse:
-    """The 404 page in the visitor's language, with the closest catalog pages."""
+# A lower-case redirect longer than this is answered with the 404 page (Django refuses redirects over 16 KiB).
+MAX_REDIRECT_LENGTH = 2000
+
+
+def not_found(request: HttpRequest, missing: pages.NotFound, *, slugs_in_path: bool = False) -> HttpResponse:
+    """The 404 page in the visitor's language, with the closest catalog pages. Catalog slugs are lower case: on
+    a slug page (``slugs_in_path``) typed with capitals (/en/hardware/RTX-4090/) the visitor is redirected
+    permanently to the lower-case path, query kept."""
+    lowered = request.path.lower()
+    if slugs_in_path and lowered != request.path and url_has_allowed_host_and_scheme(lowered, allowed_hosts=None):
+        query = request.META.get("QUERY_STRING", "")
+        location = lowered + (f"?{query}" if query else "")
+        if len(location) <= MAX_REDIRECT_LENGTH:
+            return HttpResponsePermanentRedirect(location)
     return render(request, "404.html", {"not_found": missing}, status=404)
 
 
@@ -87,7 +100,9 @@ def search(request: HttpRequest) -> HttpResponse:
     """Models and accelerators matching what the visitor typed: the htmx partial as they type, or a full page
     (the same list) when the form is submitted without JavaScript."""
     _, catalog = current_catalog()
-    results = pages.search(catalog, request.GET.get("model", ""), request.GET.get("hardware", ""))
+    # ?q= (the usual name of a site search) looks for both a model and an accelerator.
+    anything = request.GET.get("q", "")
+    results = pages.search(catalog, request.GET.get("model", "") or anything, request.GET.get("hardware", "") or anything)
     template = "reports/search.html#results" if request.htmx else "reports/search.html"
     return render(request, template, {"results": results})
 
@@ -110,7 +125,7 @@ def model(request: HttpRequest, model_slug: str) -> HttpResponse:
     _, catalog = current_catalog()
     model_row = _catalog_model_row(catalog, model_slug)
     if model_row is None:
-        return not_found(request, pages.model_not_found(catalog, model_slug))
+        return not_found(request, pages.model_not_found(catalog, model_slug), slugs_in_path=True)
     page = pages.model_page(model_row, request.GET, catalog,
                             report_for=lambda hardware: _default_report(model_row, hardware, catalog))
     template = "reports/model.html#table" if request.htmx else "reports/model.html"
@@ -127,7 +142,7 @@ def hardware(request: HttpRequest, hardware_slug: str) -> HttpResponse:
     hardware_row = (Accelerator.objects.prefetch_related("prices", "cloud_offers")
                     .filter(slug=hardware_slug).first())
     if hardware_row is None or hardware_slug not in catalog.hardware:
-        return not_found(request, pages.hardware_not_found(catalog, hardware_slug))
+        return not_found(request, pages.hardware_not_found(catalog, hardware_slug), slugs_in_path=True)
     page = pages.hardware_page(hardware_row, request.GET, catalog)
     template = "reports/hardware.html#table" if request.htmx else "reports/hardware.html"
     crumbs = [_home_crumb(), (hardware_row.name, request.path)]
@@ -168,7 +183,7 @@ def report(request: HttpRequest, model_slug: str, hardware_slug: str) -> HttpRes
     _, catalog = current_catalog()
     hardware, hardware_form = _hardware_or_form(request, hardware_slug, catalog)
     if model_slug not in catalog.model_slugs or (hardware is None and hardware_form is None):
-        return not_found(request, pages.report_not_found(catalog, model_slug, hardware_slug))
+        return not_found(request, pages.report_not_found(catalog, model_slug, hardware_slug), slugs_in_path=True)
     model = catalog.model(model_slug)
     if hardware is None:
         return _invalid_hardware(request, hardware_form, model)
@@ -220,7 +235,7 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     _, catalog = current_catalog()
     model_row = _catalog_model_row(catalog, model_slug)
     if model_row is None:
-        return not_found(request, pages.model_not_found(catalog, model_slug))
+        return not_found(request, pages.model_not_found(catalog, model_slug), slugs_in_path=True)
     model = catalog.model(model_slug)
     choices, rejected = parse_choices(selection_from_query(request.GET), catalog)
     form = compare_form(model, request.GET, catalog)

@@ -152,6 +152,9 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True
+# Source links the catalog prints without a scheme ("www.example.com/…") are https, as every cited site serves
+# (Django 6 warns until the transitional default is chosen).
+URLIZE_ASSUME_HTTPS = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"

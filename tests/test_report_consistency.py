@@ -183,7 +183,7 @@ def test_faq_answer_ends_with_a_verdict_sentence_not_a_pill_word(client):
     faq = next(b for b in blocks if b.get("@type") == "FAQPage")
     answer = faq["mainEntity"][0]["acceptedAnswer"]["text"]
     assert answer.endswith("Tight headroom (< 8 % buffer).")
-    assert "of it stays in system RAM, so the GPUs hold" in answer
+    assert "of it stays in system RAM, so the GPU holds" in answer
 
 
 def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
@@ -357,3 +357,49 @@ def test_a_model_page_does_not_call_a_tight_fit_comfortable(client):
     block = text[text.index("On Mac Studio M3 Ultra 512GB"):][:400]
     assert "Tight headroom" in block and "comfortably at" not in block
     assert "with tight headroom: none holds it comfortably" in block
+
+
+def test_meta_descriptions_have_no_stray_newline_and_say_when_nothing_holds_the_model(client):
+    for path in (url("llama-3-1-8b-instruct", "rtx-4090"), "/en/model/glm-5/"):
+        body = client.get(path).content.decode()
+        description = re.search(r'<meta name="description" content="([^"]*)"', body).group(1)
+        assert description == description.strip(), path
+    glm5 = client.get("/en/model/glm-5/").content.decode()
+    description = re.search(r'<meta name="description" content="([^"]*)"', glm5).group(1)
+    assert "fits on 0 of" not in description and "accelerators holds it alone" in description
+
+
+def test_upper_bound_speeds_sort_after_estimates(client):
+    text = text_of(client, "/en/hardware/h100-80gb-sxm/?sort=decode&order=desc")
+    speeds = re.findall(r"([≤~])\s?[\d,.]+ tok/s", text[text.index("Parameters"):])
+    assert "≤" in speeds and speeds.index("≤") > speeds.index("~")
+    assert all(mark == "≤" for mark in speeds[speeds.index("≤"):])  # the bounds come after every estimate
+
+
+def test_internal_seed_citations_read_as_the_earlier_edition(client):
+    text = text_of(client, "/en/hardware/radeon-ai-pro-r9700-32gb/")
+    assert "../seeds" not in text and "seed page" not in text
+    assert "the earlier edition of this site (unverified: no vendor datasheet found)" in text
+
+
+def test_search_understands_q_and_titles_without_a_double_space(client):
+    body = client.get("/en/search/?q=h100").content.decode()
+    assert "<title>Search: h100 — LLM Sizer</title>" in body
+    assert "H100 80GB SXM" in body
+    title = re.search(r"<title>(.*?)</title>", client.get("/en/search/?model=llama").content.decode()).group(1)
+    assert title == "Search: llama — LLM Sizer"
+
+
+@pytest.mark.parametrize("path, target", [
+    ("/en/hardware/RTX-4090/", "/en/hardware/rtx-4090/"),
+    ("/de/model/Llama-3-1-8B-Instruct/?context=32768", "/de/model/llama-3-1-8b-instruct/?context=32768"),
+])
+def test_slugs_typed_with_capitals_redirect_to_the_lower_case_page(client, path, target):
+    response = client.get(path)
+    assert response.status_code == 301 and response["Location"] == target
+    assert client.get(target).status_code == 200
+
+
+def test_the_lower_case_redirect_never_leaves_the_site(client):
+    response = client.get("//Evil.example/")
+    assert response.status_code in (302, 404) and "evil" not in response.get("Location", "").lower()

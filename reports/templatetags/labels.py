@@ -50,6 +50,20 @@ def segment_label(key: str) -> str:
     return str(SEGMENTS.get(key, key))
 
 
+# The catalog cites the product's earlier pages (catalog/seed/README.md: "seed page …") where no vendor source was
+# found; visitors cannot follow "../seeds/ 001", so those citations read as what they are.
+EARLIER_EDITION = _("the earlier edition of this site (unverified: no vendor datasheet found)")
+
+
+@register.filter
+def public_source(text: str) -> str:
+    """A catalog source or price note as a visitor can read it: internal seed-page citations become
+    EARLIER_EDITION; anything else is shown as entered."""
+    if isinstance(text, str) and text.lower().startswith("seed page"):
+        return str(EARLIER_EDITION)
+    return text
+
+
 @register.filter
 def kv_dtype_label(kv_dtype: str) -> str:
     """The configurator's name of a KV-cache type (FP16, Q8_0 (8-bit), …)."""
