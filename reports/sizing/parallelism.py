@@ -85,6 +85,10 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
         _require_divides(spec.mla.num_heads, tp, "attention heads")
     fmt_name = quant_format(quant).name if quant else ""
     block = VLLM_QUANT_BLOCK.get(fmt_name)
+    if fmt_name == "FP8" and spec.native_dtype != "fp8":
+        # FP8 of a BF16 checkpoint is vLLM's online quantization (--quantization fp8, launch.py): one scale per
+        # tensor (fp8.py Fp8LinearMethod without weight_block_size), so no 128-wide blocks to keep whole.
+        block = None
     for width, what in _intermediate_sizes(spec):
         if width % tp:
             raise SizingError(f"--gpus {tp}: the {what} {width} is not divisible by {tp}")

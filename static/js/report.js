@@ -48,7 +48,9 @@
         var shown = 0;
         function tick() {
           var elapsed = performance.now() - start - wait;
-          if (elapsed < 0) { timer = setTimeout(tick, Math.min(-elapsed, 100)); return; }
+          // Whole milliseconds, at least 1: a fractional remainder (TTFT 464.41 ms) would otherwise re-arm a
+          // 0-ms timer that fires before any time passes, again and again.
+          if (elapsed < 0) { timer = setTimeout(tick, Math.max(1, Math.min(Math.ceil(-elapsed), 100))); return; }
           // ~1.3 tokens per English word: advance words at rate / 1.3 per second
           var due = Math.min(words.length, Math.floor(elapsed / 1000 * rate / 1.3) + 1);
           if (due > shown) {

@@ -27,7 +27,7 @@ def deepseek_like() -> ModelSpec:
         slug="ds", name="DeepSeek-like", architecture="deepseek_v3", hidden_size=7168, vocab_size=129_280,
         layers=(LayerSpec("full", "dense"),) + (LayerSpec("full", "moe"),) * 3, attention=None,
         intermediate_size=18_432, mla=MlaShape(128, 1536, 512, 128, 64, 128),
-        moe=MoeShape(256, 8, 2048, num_shared_experts=1))
+        moe=MoeShape(256, 8, 2048, num_shared_experts=1), native_dtype="fp8")  # DeepSeek-V3 ships block FP8
 
 
 def bf16_total(spec: ModelSpec) -> float:
@@ -102,6 +102,15 @@ def test_block_quantized_experts_need_whole_blocks_per_rank():
         check_tensor_parallel(deepseek_like(), 32, "FP8")
     check_tensor_parallel(deepseek_like(), 16, "FP8")
     check_tensor_parallel(deepseek_like(), 32, "BF16")  # no blocks: only divisibility
+
+
+def test_online_fp8_of_a_bf16_checkpoint_has_no_blocks_to_keep_whole():
+    """vLLM quantizes a BF16 checkpoint to FP8 per tensor (--quantization fp8): Qwen2.5-72B's FFN 29,568 / 2 =
+    14,784 is not a multiple of 128, which only block-FP8 checkpoints (DeepSeek's) require."""
+    bf16 = replace(deepseek_like(), native_dtype="bf16")
+    check_tensor_parallel(bf16, 32, "FP8")
+    with pytest.raises(SizingError, match="not a multiple of the 128"):
+        check_tensor_parallel(deepseek_like(), 32, "FP8")
 
 
 def test_layer_split_two_equal_gpus():
