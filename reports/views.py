@@ -102,7 +102,8 @@ def search(request: HttpRequest) -> HttpResponse:
     _, catalog = current_catalog()
     # ?q= (the usual name of a site search) looks for both a model and an accelerator.
     anything = request.GET.get("q", "")
-    results = pages.search(catalog, request.GET.get("model", "") or anything, request.GET.get("hardware", "") or anything)
+    results = pages.search(catalog, request.GET.get("model", "") or anything,
+                           request.GET.get("hardware", "") or anything)
     template = "reports/search.html#results" if request.htmx else "reports/search.html"
     return render(request, template, {"results": results})
 

@@ -465,7 +465,8 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
             kind=kind, layers=layers, bytes_per_token_per_layer=per_layer, cells=cells, bytes=per_rank * tp,
             bytes_per_rank=per_rank, window_tokens=window,
             explanation=(f"{head} × {_dtype_label(kv_dtype)} × {layers} layers = {grouped(per_layer * layers)} "
-                         f"B/token/GPU{replicated} × {grouped(cells)} tokens × {sequences(batch)}{times_gpus(tp)}{window_note}"),
+                         f"B/token/GPU{replicated} × {grouped(cells)} tokens × {sequences(batch)}{times_gpus(tp)}"
+                         f"{window_note}"),
             inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
