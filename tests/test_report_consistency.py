@@ -403,3 +403,11 @@ def test_slugs_typed_with_capitals_redirect_to_the_lower_case_page(client, path,
 def test_the_lower_case_redirect_never_leaves_the_site(client):
     response = client.get("//Evil.example/")
     assert response.status_code in (302, 404) and "evil" not in response.get("Location", "").lower()
+
+
+def test_aws_h100_is_offered_as_the_eight_gpu_instance_aws_sells(client):
+    """The catalog had 'H100 per GPU-hour (p5.48xlarge is sold as 8 GPUs)' as a 1-GPU, 80 GB offer at $6.88/h,
+    which nobody can rent; AWS sells the p5.48xlarge whole: 8 × $6.88 = $55.04 per hour."""
+    text = text_of(client, "/en/hardware/h100-80gb-sxm/")
+    assert "p5.48xlarge (8 × H100 80GB)" in text and "$55.04" in text
+    assert "per GPU-hour (p5.48xlarge is sold as 8 GPUs)" not in text
