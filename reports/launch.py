@@ -29,17 +29,18 @@ class LaunchCommand:
         return " \\\n  ".join(self.lines)
 
 
-def gguf_weights(model: ModelSpec, quant: str) -> tuple[str, str]:
+def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True) -> tuple[str, str]:
     """The GGUF to load, as llama.cpp's -hf repo[:tag] ("hf") or a local file ("file"), and the note that explains
     a local file: "no_gguf_repo" (the catalog knows no repo) or "gguf_not_in_repo" (the repo's listing, catalog
     field gguf_repo_quants, has no file of this type: a -hf tag would fail). A repo that publishes one file type
-    is named without a tag (its manifest resolves to that file, as llama.cpp's own guides write it)."""
+    is named without a tag (its manifest resolves to that file, as llama.cpp's own guides write it) when
+    ``bare_repo_allowed``; vLLM needs repo_id:quant_type always."""
     if not model.gguf_repo:
         return f"./{model.slug}-{quant}.gguf", "no_gguf_repo"
     published = model.gguf_repo_quants
     if published and quant not in published:
         return f"./{model.slug}-{quant}.gguf", "gguf_not_in_repo"
-    if published == (quant,):
+    if published == (quant,) and bare_repo_allowed:
         return model.gguf_repo, ""
     return f"{model.gguf_repo}:{quant}", ""
 
@@ -74,9 +75,7 @@ def vllm_command(estimate: Estimate) -> LaunchCommand:
     if gguf:
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
         # with the base model's tokenizer; GGUF loading lives in the vllm-gguf-plugin.
-        weights, local = gguf_weights(model, quant)
-        if not local and ":" not in weights:
-            weights = f"{weights}:{quant}"  # vLLM needs repo_id:quant_type; only llama.cpp resolves a bare repo
+        weights, _ = gguf_weights(model, quant, bare_repo_allowed=False)
         lines = [f"vllm serve {weights}"]
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")

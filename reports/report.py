@@ -165,10 +165,10 @@ class ReportPage:
         for name in self.form.fields:
             if self.form.data.get(name) not in (None, ""):
                 query[name] = str(self.form.data[name])
-        if "budget" not in query and self.hardware.price_usd is not None and self.form.is_valid():
+        if "budget" not in query and self.catalog_budget_usd is not None:
             # A copy of this accelerator starts with its price, as it starts with its specs (custom hardware has no
             # catalog price of its own, so an empty budget there would read "no price known").
-            query["budget"] = f"{self.hardware.price_usd * self.form.cleaned_data['gpus']:g}"
+            query["budget"] = f"{self.catalog_budget_usd:g}"
         return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query.urlencode()}"
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
@@ -290,11 +290,19 @@ class ReportPage:
         data = self.form.cleaned_data
         power = (self.hardware.tdp_w or 0.0) * e.scenario.gpus
         budget = data.get("budget")
-        if budget is None and self.hardware.price_usd is not None:
-            budget = self.hardware.price_usd * e.scenario.gpus
+        if budget is None:
+            budget = self.catalog_budget_usd
         return RentVsBuy.compute(hourly_usd=e.cost.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
                                  hours_per_day=data["hours"], usd_per_kwh=data["kwh"],
                                  billed_hours_per_day=e.cost.offer.billed_hours_per_day)
+
+    @cached_property
+    def catalog_budget_usd(self) -> float | None:
+        """The default purchase budget: the catalog price of one accelerator × the configuration's GPU count (the
+        budget field left empty); None without a price or a valid configuration."""
+        if self.hardware.price_usd is None or self.estimate is None:
+            return None
+        return self.hardware.price_usd * self.estimate.scenario.gpus
 
     @cached_property
     def runs_here(self) -> bool:
