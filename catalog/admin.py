@@ -144,8 +144,8 @@ class HardwarePriceAdmin(admin.ModelAdmin):
 
 @admin.register(CloudOffer)
 class CloudOfferAdmin(admin.ModelAdmin):
-    list_display = ("provider", "instance", "accelerator", "gpu_count", "hourly_usd", "verified", "billing",
-                    "is_active")
+    list_display = ("provider", "instance", "accelerator", "gpu_count", "hourly_usd", "verified",
+                    "verified_precision", "billing", "is_active")
     list_display_links = ("provider",)
     list_editable = ("hourly_usd", "verified", "is_active")
     list_filter = ("provider", "is_active", "accelerator__vendor")

@@ -311,6 +311,11 @@ class HardwarePrice(SeededModel):
                            as_of=self.as_of, source=self.source, label=f"{self.get_condition_display()}")
 
 
+class DatePrecision(models.TextChoices):
+    DAY = "day", _("day")
+    MONTH = "month", _("month only")
+
+
 class CloudOffer(SeededModel):
     provider = models.CharField(_("provider"), max_length=60)
     instance = models.CharField(_("instance"), max_length=200)
@@ -319,6 +324,12 @@ class CloudOffer(SeededModel):
     hourly_usd = models.DecimalField(_("hourly price (USD, whole instance)"), max_digits=10, decimal_places=3)
     billing = models.CharField(_("billing"), max_length=60, blank=True)
     verified = models.DateField(_("verified"))
+    # Many sources date a price by month only ("March 2026"); the date field then holds the 1st, and the site
+    # shows the month, never a day the source did not give.
+    verified_precision = models.CharField(
+        _("precision of the verification date"), max_length=5, choices=DatePrecision.choices,
+        default=DatePrecision.DAY,
+        help_text=_("Month: the source names only the month; enter the 1st and the site shows the month."))
     url = models.URLField(_("deploy URL"), blank=True)
     source = models.TextField(_("source"))
     is_active = models.BooleanField(_("active"), default=True)

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from babel import Locale
 from babel.dates import format_date as babel_format_date
+from babel.dates import format_skeleton as babel_format_skeleton
 from babel.numbers import (
     NumberPattern,
     get_currency_symbol,
@@ -239,3 +240,15 @@ def date(value: dt.date | None, language: str) -> str | None:
 def _date(value: dt.date, language: str) -> str:
     """The locale's medium date format; dates repeat across a page (offer verification dates)."""
     return babel_format_date(value, format="medium", locale=babel_locale(language))
+
+
+def month(value: dt.date | None, language: str) -> str | None:
+    """A month and year in the locale ("March 2026", "März 2026"): for dates whose source gives no day."""
+    if value is None:
+        return None
+    return _month(value.replace(day=1), language)
+
+
+@lru_cache(maxsize=256)
+def _month(value: dt.date, language: str) -> str:
+    return babel_format_skeleton("yMMMM", value, locale=babel_locale(language))

@@ -217,6 +217,7 @@ class CloudOfferSpec:
     hourly_usd: float  # for the whole instance
     billing: str = ""
     verified: str = ""  # ISO date
+    verified_month_only: bool = False  # the source dates the price by month: `verified` is its 1st day
     url: str = ""
 
     @property

@@ -47,6 +47,23 @@ def day(value) -> str:
 
 
 @register.filter
+def verified_on(offer) -> str:
+    """An offer's verification date, as precise as its source: a day, or only the month when the source gave no
+    day (the catalog stores the 1st of that month)."""
+    value = offer.verified  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row (hardware page)
+    if not value:
+        return gettext("not published")
+    if isinstance(value, str):
+        value = dt.date.fromisoformat(value)
+    month_only = getattr(offer, "verified_month_only", None)
+    if month_only is None:
+        month_only = offer.verified_precision == "month"
+    if month_only:
+        return formatting.month(value, get_language())
+    return formatting.date(value, get_language())
+
+
+@register.filter
 def billions(value) -> str:
     """Parameters in billions: 8.03e9 → "8.03 B"."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
