@@ -674,7 +674,12 @@ def aggregate_decode(
     note = ""
     peak_tflops = tensor_peak_tflops(hardware)
     if peak_tflops is not None:
-        compute_s = batch * flops_per_token / (peak_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus)
+        # The GPUs multiply only the weights they hold: llama.cpp runs the layers (or experts) left in system RAM
+        # on the CPU, whose time is the RAM term of fixed_s (ggml's CPU backend, memory-bound at decode). Charging
+        # the whole model's FLOPs to the GPU made batch 1 slower than the single-stream decode it must equal.
+        gpu_share = weight_gpu_bytes / (weight_gpu_bytes + ram_bytes) if weight_gpu_bytes + ram_bytes else 1.0
+        compute_s = batch * flops_per_token * gpu_share / (
+            peak_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus)
     else:
         note = "FP16 TFLOPS not published: memory-bound estimate only"
     step_s = max(memory_s, compute_s or 0.0) + fixed_s
