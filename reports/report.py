@@ -26,7 +26,8 @@ from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, plan_memory,
+    Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
+    plan_memory,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -217,7 +218,10 @@ class ReportPage:
     @cached_property
     def memory_bar(self) -> dict:
         memory = self.estimate.memory
-        parts = [("weights", memory.weights_in_gpu_memory_bytes / GIB), ("kv", memory.kv_in_gpu_memory_bytes / GIB),
+        # With offload the weights segment is only what was not moved: labelled so, it does not contradict the
+        # weights section's full size.
+        weights_key = "weights_kept" if memory.placement.offloaded_bytes > 0 else "weights"
+        parts = [(weights_key, memory.weights_in_gpu_memory_bytes / GIB), ("kv", memory.kv_in_gpu_memory_bytes / GIB),
                  ("runtime", memory.runtime_bytes / GIB), ("offload", memory.placement.offloaded_bytes / GIB)]
         usable_total = memory.usable_bytes_all_gpus / GIB
         segments, marker = stacked_bar(parts, usable_total)
@@ -272,7 +276,7 @@ class ReportPage:
     def offers(self) -> list[OfferRow]:
         rows = []
         hours = self.form.cleaned_data["hours"]
-        for offer in sorted(self.catalog.offers, key=lambda o: (o.hourly_usd, o.provider)):
+        for offer in sorted(self.catalog.offers, key=offer_order):
             accelerator = self.catalog.hardware.get(offer.accelerator_slug)
             fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
             rows.append(OfferRow(offer, accelerator, (accelerator.memory_gb if accelerator else 0) * offer.gpu_count,
@@ -283,18 +287,25 @@ class ReportPage:
         return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus))
 
     @cached_property
+    def rent_offer(self) -> OfferRow | None:
+        """What renting instead of buying costs: the fitting offer with the smallest monthly bill at the visitor's
+        hours (reserved capacity billed around the clock). The cost per 1M tokens may name another offer: a token
+        is cheapest where the hourly price over the speed is lowest, a month of hours where the rate is."""
+        return min(self.fitting_offers, key=lambda row: (row.monthly_usd, *offer_order(row.offer)), default=None)
+
+    @cached_property
     def rent_vs_buy(self) -> RentVsBuy | None:
-        e = self.estimate
-        if e.cost is None:
+        e, row = self.estimate, self.rent_offer
+        if row is None:
             return None
         data = self.form.cleaned_data
         power = (self.hardware.tdp_w or 0.0) * e.scenario.gpus
         budget = data.get("budget")
         if budget is None:
             budget = self.catalog_budget_usd
-        return RentVsBuy.compute(hourly_usd=e.cost.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
+        return RentVsBuy.compute(hourly_usd=row.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
                                  hours_per_day=data["hours"], usd_per_kwh=data["kwh"],
-                                 billed_hours_per_day=e.cost.offer.billed_hours_per_day)
+                                 billed_hours_per_day=row.offer.billed_hours_per_day)
 
     @cached_property
     def catalog_budget_usd(self) -> float | None:

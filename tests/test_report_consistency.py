@@ -411,3 +411,39 @@ def test_aws_h100_is_offered_as_the_eight_gpu_instance_aws_sells(client):
     text = text_of(client, "/en/hardware/h100-80gb-sxm/")
     assert "p5.48xlarge (8 × H100 80GB)" in text and "$55.04" in text
     assert "per GPU-hour (p5.48xlarge is sold as 8 GPUs)" not in text
+
+
+def test_fit_card_with_automatic_offload_says_what_the_gpu_holds_after_it(client):
+    """GLM-5 at Q4_K_M on one MI325X: the card said "418.55 GiB on the GPU" while 178.66 GiB had been moved to
+    system RAM; the GPU holds 239.88 GiB. The memory bar's weights segment is what was not moved, and says so."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("glm-5"), catalog.hardware["instinct-mi325x-256gb"], Scenario())
+    placement = plan.fit.placement
+    assert placement.automatic_offload and plan.fit.verdict == "exceeds"
+    held = placement.placed_on_gpus_bytes
+    assert held <= plan.fit.usable_bytes_per_gpu < plan.fit.gpu_demand_bytes
+
+    text = text_of(client, url("glm-5", "instinct-mi325x-256gb"))
+    expected = (f"The GPU would have to hold {plan.fit.gpu_demand_bytes / GIB:.2f} GiB; automatic offload moves "
+                f"{placement.offloaded_bytes / GIB:.2f} GiB to system RAM, so it holds {held / GIB:.2f} GiB.")
+    assert expected in text
+    assert f"{plan.fit.gpu_demand_bytes / GIB:.2f} GiB on the GPU" not in text
+    assert "what the GPU lacks to hold it all: the offload makes up for it" in text
+    assert f"Model weights not offloaded: {(plan.weights_loaded_bytes - placement.offloaded_weight_bytes) / GIB:.2f}" \
+        in text
+
+
+def test_headroom_of_several_gpus_is_the_fullest_gpus(client):
+    """gpt-oss-120b on 2 × RTX 5090 at 32K: the layer split leaves the first GPU short and the second with room;
+    the summed headroom read "+0.21 GiB" next to "Exceeds"."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("gpt-oss-120b"), catalog.hardware["rtx-5090"], Scenario(gpus=2, context=32768))
+    demand = plan.fit.placement.demand_per_gpu
+    assert max(demand) > plan.fit.usable_bytes_per_gpu > min(demand) and plan.fit.verdict == "exceeds"
+    assert sum(demand) < 2 * plan.fit.usable_bytes_per_gpu  # the sum alone would look like room to spare
+    assert plan.fit.headroom_bytes == pytest.approx(plan.fit.usable_bytes_per_gpu - max(demand))
+
+    text = text_of(client, url("gpt-oss-120b", "rtx-5090", query="gpus=2&context=32768"))
+    assert f"Headroom {plan.fit.headroom_bytes / GIB:.2f} GiB" in text
+    assert plan.fit.headroom_bytes < 0
+    assert "what the fullest GPU lacks to hold its share" in text

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .economics import ServingCost, cheapest_offer
+from .economics import ServingCost
 from .errors import SizingError
 from .finetune import FinetuneMemory, finetune_memory_all
 from .fit import (
@@ -621,7 +621,8 @@ def estimate(
 ) -> Estimate:
     """Memory, fit, speed, cost and fine-tuning for ``model`` on ``scenario.gpus`` × ``hardware``.
 
-    ``offers``: cloud offers to price the scenario on (the cheapest whose accelerator × count fits wins);
+    ``offers``: cloud offers to price the scenario on (of those whose accelerator × count fits, the one with the
+    lowest cost per token wins);
     ``hardware_catalog``: the accelerators those offers refer to (looked up by slug; ``hardware`` is always known).
     Raises SizingError (one line, naming the option) on input it cannot size.
     """
@@ -660,31 +661,31 @@ def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMem
 
 def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
                    catalog: Sequence[HardwareSpec], params: ParameterCount) -> ServingCost | None:
-    """Cost per 1M tokens on the cheapest offer whose accelerator × GPU count fits the scenario.
+    """Cost per 1M tokens on the fitting offer where a token costs least: each offer's hourly price over its own
+    single-stream decode speed. The cheapest offer per hour is often not it: for GLM-4.5 at Q4_K_M, 8 × A100 at
+    $3.54/h decode ~54 tok/s ($18.13 per 1M tokens), one MI325X at $3.80/h ~87 tok/s ($12.17).
 
-    Offers are tried in economics.cheapest_offer's order (hourly price, then fewer GPUs, provider, instance) and
-    the first that fits is the cheapest; cheapest_offer then confirms it. An offer whose GPUs cannot even hold
-    the weights is rejected before its memory plan is computed.
+    Ties go to economics.cheapest_offer's order (hourly price, fewer GPUs, provider, instance). An offer whose GPUs
+    cannot hold the scenario is rejected before its speed is computed (``fits``: one plan per kind of accelerator).
     """
-    if not offers:
-        return None
     by_slug = {spec.slug: spec for spec in catalog}
     by_slug[hardware.slug] = hardware
-    first_fit = next((offer for offer in sorted(offers, key=_offer_order)
-                      if _offer_fits(model, by_slug.get(offer.accelerator_slug), scenario, offer)), None)
-    offer = cheapest_offer([first_fit] if first_fit else [], lambda _: True)
-    if offer is None:
-        return None
-    accelerator = by_slug[offer.accelerator_slug]
-    on_offer = replace(scenario, gpus=offer.gpu_count)
-    speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
-    return ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
-                                aggregate_decode_tok_s=speeds.aggregate.tokens_per_s,
-                                accelerator_name=accelerator.name)
+    costs = []
+    for offer in offers:
+        accelerator = by_slug.get(offer.accelerator_slug)
+        if not _offer_fits(model, accelerator, scenario, offer):
+            continue
+        on_offer = replace(scenario, gpus=offer.gpu_count)
+        speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
+        costs.append(ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
+                                          aggregate_decode_tok_s=speeds.aggregate.tokens_per_s,
+                                          accelerator_name=accelerator.name))
+    return min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
 
 
-def _offer_order(offer: CloudOfferSpec) -> tuple:
-    return (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance)  # economics.cheapest_offer's key
+def offer_order(offer: CloudOfferSpec) -> tuple:
+    """Cheapest per hour first, then fewer GPUs, provider and instance (economics.cheapest_offer's order)."""
+    return (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance)
 
 
 def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Scenario,

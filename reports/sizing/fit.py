@@ -84,6 +84,16 @@ class Placement:
         return max(self.device_bytes, default=0.0)
 
     @property
+    def automatic_offload(self) -> bool:
+        """Whether automatic offload moved bytes the GPUs could not hold to system RAM."""
+        return self.mode == "auto" and self.offloaded_bytes > 0
+
+    @property
+    def placed_on_gpus_bytes(self) -> float:
+        """What the GPUs hold after automatic offload (Σ device_bytes)."""
+        return sum(self.device_bytes)
+
+    @property
     def offloaded_weight_bytes(self) -> float:
         return self.offloaded_dense_bytes + self.offloaded_expert_bytes
 
@@ -99,7 +109,7 @@ class FitResult:
     nominal_bytes_per_gpu: float
     usable_bytes_per_gpu: float
     required_bytes: float  # weights + KV + runtime, all GPUs and host-side pieces
-    headroom_bytes: float  # Σ usable − Σ demand (negative: what is missing)
+    headroom_bytes: float  # the fullest GPU's usable − demand (negative: what it lacks), as the verdict judges it
     utilization_pct: float
     placement: Placement
 
@@ -133,7 +143,10 @@ def assess_fit(placement: Placement, *, required_bytes: float, hardware: Hardwar
         nominal_bytes_per_gpu=nominal,
         usable_bytes_per_gpu=usable,
         required_bytes=required_bytes,
-        headroom_bytes=gpus * usable - sum(placement.demand_per_gpu),
+        # The verdict judges the fullest GPU, so the headroom is that GPU's: a sum over GPUs read "+0.21 GiB" beside
+        # "exceeds" when a layer split left one GPU 1.2 GiB over and the other 1.4 GiB under (gpt-oss-120b, 2 × RTX
+        # 5090, 32K). With one GPU, or an even split, it is the seed's usable − required.
+        headroom_bytes=usable - need,
         utilization_pct=required_bytes / (gpus * nominal) * 100,
         placement=placement,
     )

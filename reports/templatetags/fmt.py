@@ -83,6 +83,12 @@ def gib(value, digits: int = 2) -> str:
 
 
 @register.filter
+def magnitude(value):
+    """|value|: a shortfall stated as "lacks 1.21 GiB", from a headroom of −1.21 GiB."""
+    return abs(value) if isinstance(value, int | float) else value
+
+
+@register.filter
 def gib_rounds_nonzero(value) -> bool:
     """Whether {{ value|gib }} shows something other than 0.00 GiB (a part worth naming)."""
     return isinstance(value, int | float) and abs(value) >= 0.005 * GIB

@@ -8,6 +8,7 @@ from reports.sizing.errors import SizingError
 from reports.sizing.fit import (
     GIB,
     LlamaCppDemand,
+    Placement,
     assess_fit,
     place_llama_cpp,
     place_tensor_parallel,
@@ -115,6 +116,17 @@ def test_assess_fit_figures():
     assert fit.utilization_pct == pytest.approx(200 / 256 * 100)
     assert fit.headroom_bytes == usable_bytes(MI325X) - 56.0
     assert fit.verdict == "fits"
+
+
+def test_headroom_is_the_fullest_gpus_as_the_verdict_judges_it():
+    """Two GPUs of 30 GiB usable: 31.5 GiB on the first, 28 GiB on the second. The sum (60 − 59.5 = +0.5 GiB) read
+    as room to spare next to "exceeds"; the fullest GPU lacks 1.5 GiB."""
+    placement = Placement(engine="llama.cpp", mode="auto", demand_per_gpu=(31.5 * GIB, 28.0 * GIB),
+                          device_bytes=(30.0 * GIB, 28.0 * GIB), host_bytes=0.0, offloaded_dense_bytes=0.0,
+                          offloaded_expert_bytes=1.5 * GIB, offloaded_kv_bytes=0.0)
+    fit = assess_fit(placement, required_bytes=59.5 * GIB, hardware=MI325X, gpus=2, usable_per_gpu=30.0 * GIB)
+    assert fit.verdict == "exceeds"
+    assert fit.headroom_bytes == -1.5 * GIB
 
 
 def test_tensor_parallel_placement():

@@ -110,9 +110,32 @@ def test_cloud_choice_is_what_cheapest_offer_returns():
             return False
 
     assert recommend("glm-4-5", scenario).cloud.choice.offer == cheapest_offer(OFFERS, fits)
-    # and the estimate's own cost line agrees
+
+
+def test_cost_per_token_is_priced_on_the_offer_where_a_token_costs_least():
+    """The cheapest offer per hour (Vast.ai 8 × A100 at $3.54/h) decodes GLM-4.5 slower than DigitalOcean's one
+    MI325X at $3.80/h: the cost per 1M tokens is the MI325X's, $3.80 / (its tok/s × 3,600) × 1e6."""
+    model = catalog.model("glm-4-5")
+    scenario = Scenario()
+    by_slug = {spec.slug: spec for spec in CATALOG}
+
+    def cost_per_mtok(offer):  # brute force: every fitting offer's own decode speed
+        on_offer = replace(scenario, gpus=offer.gpu_count)
+        try:
+            result = estimate(model, by_slug[offer.accelerator_slug], on_offer)
+        except SizingError:
+            return None
+        return offer.hourly_usd / (result.decode.tokens_per_s * 3600) * 1e6 if result.fit.fits else None
+
+    costs = {offer: cost for offer in OFFERS if (cost := cost_per_mtok(offer)) is not None}
+    best = min(costs, key=costs.get)
+    hourly_cheapest = min(costs, key=lambda offer: offer.hourly_usd)
+    assert (best.provider, best.accelerator_slug, best.gpu_count) == ("DigitalOcean", "instinct-mi325x-256gb", 1)
+    assert (hourly_cheapest.provider, hourly_cheapest.gpu_count) == ("Vast.ai", 8)
     result = estimate(model, catalog.accelerator("rtx-4090"), scenario, offers=OFFERS, hardware_catalog=CATALOG)
-    assert result.cost.offer == cheapest_offer(OFFERS, fits)
+    assert result.cost.offer == best
+    assert result.cost.single_stream_usd_per_mtok == pytest.approx(costs[best])
+    assert costs[best] < costs[hourly_cheapest]
 
 
 def test_equal_prices_are_broken_by_decode_speed():
