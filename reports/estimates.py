@@ -79,6 +79,10 @@ class CatalogSnapshot:
             raise SizingError(f"--gpu {slug!r} is not in the catalog (see --list)")
         return spec
 
+    def model_row(self, slug: str) -> LLMModel | None:
+        """The catalog row of a model (its license, repos and notes); None for a model not in the catalog."""
+        return self._models.get(slug)
+
     @property
     def model_slugs(self) -> list[str]:
         return list(self._models)

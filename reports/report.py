@@ -214,6 +214,16 @@ class ReportPage:
     def attention(self) -> str:
         return attention_kind(self.model)
 
+    @property
+    def is_moe(self) -> bool:
+        return self.model.moe is not None
+
+    @cached_property
+    def license(self) -> str:
+        """The license as the catalog records it; "" when it does not (or for a pasted config.json)."""
+        row = self.catalog.model_row(self.model.slug)
+        return row.license if row is not None else ""
+
     # ---- section 3: the memory bar
     @cached_property
     def memory_bar(self) -> dict:

@@ -115,7 +115,7 @@ def _default_report(model_row: LLMModel, hardware: HardwareSpec, catalog: Catalo
 
 
 def _catalog_model_row(catalog: CatalogSnapshot, slug: str) -> LLMModel | None:
-    return next((row for row in catalog.model_rows if row.slug == slug), None)
+    return catalog.model_row(slug)
 
 
 @require_safe

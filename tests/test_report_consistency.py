@@ -447,3 +447,20 @@ def test_headroom_of_several_gpus_is_the_fullest_gpus(client):
     assert f"Headroom {plan.fit.headroom_bytes / GIB:.2f} GiB" in text
     assert plan.fit.headroom_bytes < 0
     assert "what the fullest GPU lacks to hold its share" in text
+
+
+@pytest.mark.parametrize("lang, moe, license_text", [
+    ("en", "Multi-head latent attention (MLA), mixture of experts (MoE)", "License: MIT"),
+    ("de", "Mixture of Experts (MoE)", "Lizenz: MIT"),
+])
+def test_lead_names_moe_and_the_license_as_the_seed_does(client, lang, moe, license_text):
+    """Seed 000: "GLM-5 (744B) (744B gesamt, 40B aktiv, Multi-head Latent Attention (MLA) MoE)" and "MLA MoE · MIT";
+    the catalog records GLM-5's license."""
+    lead = text_of(client, url("glm-5", "instinct-mi325x-256gb", lang=lang))
+    assert moe in lead and license_text in lead
+
+
+def test_lead_of_a_dense_model_without_recorded_license_points_to_the_model_card(client):
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    assert "mixture of experts" not in text
+    assert "License: see the model card" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import template
 from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import AttentionKind
@@ -98,6 +99,13 @@ def layer_kind_label(kind: str) -> str:
 def attention_label(kind: str) -> str:
     """The engine's attention kind (mla, hybrid, sliding, gqa, mha, mqa) as the catalog names it."""
     return str(dict(AttentionKind.choices).get(kind, "")) if kind else str(_("attention type not published"))
+
+
+@register.filter
+def architecture_label(page) -> str:
+    """The attention kind, and "mixture of experts" for MoE models (seed: "MLA MoE", "Sparse MoE + GQA")."""
+    attention = attention_label(page.attention)
+    return gettext("%(attention)s, mixture of experts (MoE)") % {"attention": attention} if page.is_moe else attention
 
 
 @register.filter
