@@ -335,6 +335,8 @@ class EngineConstants:
     calibration: tuple[CalibrationRow, ...]
     ram_bandwidth_gbs: float
     pcie_gbs: float
+    pcie5_gbs: float
+    pcie6_gbs: float
     hopper_tensor_peak_share: float
     default_ubatch: int
     allreduces_per_layer: int
@@ -402,7 +404,9 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         tight_buffer=fit.TIGHT_BUFFER,
         calibration=_calibration_rows(fitted_parameters),
         ram_bandwidth_gbs=throughput.DEFAULT_RAM_BANDWIDTH_GBS,
-        pcie_gbs=throughput.DEFAULT_PCIE_GBS,
+        pcie_gbs=throughput.PCIE_X16_ACHIEVED_GBS[4],
+        pcie5_gbs=throughput.PCIE_X16_ACHIEVED_GBS[5],
+        pcie6_gbs=throughput.PCIE_X16_ACHIEVED_GBS[6],
         hopper_tensor_peak_share=throughput.LLAMA_CPP_TENSOR_PEAK_SHARE["hopper"],
         default_ubatch=throughput.DEFAULT_UBATCH,
         allreduces_per_layer=throughput.ALLREDUCES_PER_LAYER,

@@ -464,3 +464,16 @@ def test_lead_of_a_dense_model_without_recorded_license_points_to_the_model_card
     text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
     assert "mixture of experts" not in text
     assert "License: see the model card" in text
+
+
+def test_offload_explains_the_ram_and_host_link_terms_that_dominate(client):
+    """GLM-5 on one MI325X reads 5.58 GiB a token from system RAM (~100 of 110 ms) and copies 178.66 GiB over PCIe
+    5.0 for every prefill micro-batch; the derivation named neither."""
+    _, catalog = current_catalog()
+    result = catalog.estimate(catalog.model("glm-5"), catalog.hardware["instinct-mi325x-256gb"], Scenario())
+    text = text_of(client, url("glm-5", "instinct-mi325x-256gb"))
+    assert f"System RAM: 60 GB/s (a desktop's dual-channel DDR5; servers with more memory channels read faster), " \
+        f"{result.decode.ram_ms:,.2f} ms per token." in text
+    assert result.prefill.host_link_gbs == 50.0  # "PCIe 5.0 x16" in the catalog
+    assert (f"The {result.prefill.weight_bytes_ram / GIB:.2f} GiB of weights in system RAM cross the host link "
+            f"(PCIe, 50 GB/s) once per micro-batch of 512 tokens") in text

@@ -35,6 +35,7 @@ Units: bytes, FLOPs, seconds inside; tokens/s and milliseconds in the results. B
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -367,6 +368,11 @@ class DecodeSpeed:
         return self.overhead_s * 1000
 
     @property
+    def ram_ms(self) -> float:
+        """Per token: reading the offloaded weights and KV from system RAM."""
+        return self.ram_memory_s * 1000
+
+    @property
     def bound(self) -> Bound:
         parts = {"memory": self.gpu_memory_s + self.ram_memory_s, "latency": self.overhead_s + self.allreduce_s}
         return max(parts, key=parts.get)  # type: ignore[return-value,arg-type]
@@ -457,7 +463,24 @@ def decode_speed(
 
 # llama.cpp computes a large-batch matmul whose weights sit in system RAM on the GPU, copying the weights over
 # PCIe once per micro-batch ("op offload": ggml/src/ggml-cuda/ggml-cuda.cu ggml_backend_cuda_device_offload_op,
-# batch >= 32). Per-direction PCIe 4.0 x16 achieved bandwidth, as DEFAULT_PCIE_GBS.
+# batch >= 32), at the accelerator's host link (host_link_gbs).
+
+# Host link per direction, x16, achieved: PCIe 4.0 achieves 22-25 of its 32 GB/s (DEFAULT_PCIE_GBS's sources);
+# PCIe 5.0 and 6.0 double and quadruple the theoretical 32 GB/s (64 and 128 GB/s, NOTES-accelerators.md "PCIe x16
+# per direction", glennklockwood's H100 and B200 host links), taken at the same achieved share.
+PCIE_X16_ACHIEVED_GBS = {3: DEFAULT_PCIE_GBS / 2, 4: DEFAULT_PCIE_GBS, 5: 2 * DEFAULT_PCIE_GBS, 6: 4 * DEFAULT_PCIE_GBS}
+_PCIE = re.compile(r"PCIe (\d)\.0(?: x(\d+))?")
+
+
+def host_link_gbs(hardware: HardwareSpec) -> float:
+    """The host link's achieved GB/s per direction, from the PCIe generation and lanes that HardwareSpec.interconnect
+    names ("PCIe 5.0 x16", "NVLink 4 / PCIe 5.0"); PCIe 4.0 x16 (DEFAULT_PCIE_GBS) when it names none."""
+    match = _PCIE.search(hardware.interconnect or "")
+    if match is None:
+        return DEFAULT_PCIE_GBS
+    x16 = PCIE_X16_ACHIEVED_GBS.get(int(match.group(1)), DEFAULT_PCIE_GBS)
+    lanes = int(match.group(2) or 16)
+    return x16 * min(lanes, 16) / 16
 # llama.cpp pipelines the micro-batches of one logical batch across GPUs in layer-split mode (PR #6017,
 # "pipeline parallelism"), so at most n_batch / n_ubatch micro-batches are in flight (default 2048 / 512 = 4).
 DEFAULT_BATCH = 2048
@@ -491,6 +514,19 @@ class PrefillSpeed:
     bandwidth_efficiency: float
     note: str = ""
     peak_tflops: float | None = None  # tensor_peak_tflops(): the peak compute_efficiency applies to
+    weight_bytes_ram: float = 0.0  # offloaded weights copied to the GPU once per micro-batch
+    host_link_gbs: float = DEFAULT_PCIE_GBS  # the link they cross (host_link_gbs())
+
+    @property
+    def transfer_ms(self) -> float:
+        """Per micro-batch: offloaded weights over the host link, plus tensor-parallel all-reduces."""
+        return self.transfer_s * 1e3
+
+    @property
+    def micro_batch_ms(self) -> float | None:
+        if self.compute_s is None:
+            return None
+        return (max(self.compute_s, self.memory_s) + self.transfer_s) * 1e3
 
 
 def prefill_speed(
@@ -537,7 +573,7 @@ def prefill_speed(
     if hardware.kind == "unified":  # one memory pool: "offloaded" weights are read like the rest
         bytes_read += weight_bytes_ram
     else:
-        transfer_s = weight_bytes_ram / (DEFAULT_PCIE_GBS * GB)
+        transfer_s = weight_bytes_ram / (host_link_gbs(hardware) * GB)
     parallel_gpus = gpus if parallelism == "tensor" else 1
     memory_s = bytes_read / (hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus)
     if parallelism == "tensor":
@@ -557,7 +593,8 @@ def prefill_speed(
         parallelism=parallelism, fp16_tflops=hardware.fp16_tflops, backend_class=backend_class(hardware),
         compute_efficiency=calibration.compute_efficiency, dense_gemm_factor=dense_factor,
         expert_gemm_factor=expert_factor, bandwidth_efficiency=calibration.bandwidth_efficiency,
-        memory_s=memory_s, transfer_s=transfer_s,
+        memory_s=memory_s, transfer_s=transfer_s, weight_bytes_ram=weight_bytes_ram,
+        host_link_gbs=host_link_gbs(hardware),
     )
     peak_tflops = tensor_peak_tflops(hardware)
     if peak_tflops is None:

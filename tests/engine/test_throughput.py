@@ -476,3 +476,23 @@ def test_prefill_streams_offloaded_weights_over_pcie_once_per_micro_batch():
     unified = prefill_speed(flops_per_token=14e9, prompt=4096, hardware=replace(GPU, kind="unified"),
                             weight_bytes=8e9, weight_bytes_ram=10e9, num_layers=32, calibration=CAL)
     assert unified.transfer_s == 0 and unified.weight_bytes_read == pytest.approx(18e9)
+
+
+@pytest.mark.parametrize("interconnect, gbs", [
+    ("PCIe 4.0 x16", 25.0), ("PCIe 5.0 x16", 50.0), ("PCIe 4.0 x8", 12.5), ("NVLink 5 / PCIe 6.0", 100.0),
+    ("Infinity Fabric (7 links) / PCIe 5.0 x16", 50.0), ("Thunderbolt 5", 25.0), ("", 25.0),
+])
+def test_host_link_follows_the_pcie_generation_and_lanes(interconnect, gbs):
+    assert throughput.host_link_gbs(replace(GPU, interconnect=interconnect)) == gbs
+
+
+def test_offloaded_prefill_copies_the_ram_weights_over_the_host_link():
+    """10e9 B in system RAM on a PCIe 5.0 x16 card: 10e9 / 50e9 = 0.2 s per micro-batch on top of the GPU part."""
+    card = replace(GPU, interconnect="PCIe 5.0 x16")
+    arguments = dict(flops_per_token=16e9, prompt=512, hardware=card, weight_bytes=8e9, num_layers=32,
+                     calibration=CAL)
+    resident = prefill_speed(**arguments)
+    offloaded = prefill_speed(weight_bytes_ram=10e9, **arguments)
+    assert offloaded.transfer_s == pytest.approx(0.2)
+    assert offloaded.host_link_gbs == 50.0
+    assert offloaded.micro_batch_ms == pytest.approx(resident.micro_batch_ms + 200.0)
