@@ -102,7 +102,7 @@ def attention_label(kind: str) -> str:
 
 
 @register.filter
-def architecture_label(page) -> str:
+def model_architecture_label(page) -> str:
     """The attention kind, and "mixture of experts" for MoE models (seed: "MLA MoE", "Sparse MoE + GQA")."""
     attention = attention_label(page.attention)
     return gettext("%(attention)s, mixture of experts (MoE)") % {"attention": attention} if page.is_moe else attention
