@@ -371,7 +371,11 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
                              backend=hardware.backend)
-    placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes, per_rank_kv=kv.per_rank_bytes,
+    # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
+    # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
+    # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
+    placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes,
+                                      per_rank_kv=kv.per_rank_bytes / scenario.batch,
                                       per_rank_runtime=runtime.device_bytes, gpus=gpus, unified=unified,
                                       offload_pct=scenario.offload_pct)
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes
@@ -474,6 +478,15 @@ class Speeds:
     prefill: PrefillSpeed
 
 
+def concurrent_sequences(scenario: Scenario, plan: MemoryPlan) -> int:
+    """How many of --batch sequences decode at once: all of them under llama.cpp (-np allocates every slot), as
+    many full-context sequences as vLLM's KV pool holds (at least one; the rest wait in its queue)."""
+    concurrency = plan.runtime.max_concurrency
+    if scenario.engine != "vllm" or concurrency is None:
+        return scenario.batch
+    return max(1, min(scenario.batch, math.floor(concurrency)))
+
+
 def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
                     params: ParameterCount) -> Speeds:
     reads = _read_bytes(model, plan, scenario.depth)
@@ -492,7 +505,8 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         parallelism=parallelism, tp_allreduce_bytes_per_token=allreduce,
         ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs, moe_layers=moe_layers)
     aggregate = aggregate_decode(
-        batch=scenario.batch, weight_bytes_gpu=reads.gpu_weights, flops_per_token=flops + attention_at_depth,
+        batch=concurrent_sequences(scenario, plan), weight_bytes_gpu=reads.gpu_weights,
+        flops_per_token=flops + attention_at_depth,
         hardware=hardware, num_layers=num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
         weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
         experts_per_token=k, num_experts=experts, gpus=scenario.gpus, parallelism=parallelism,

@@ -288,3 +288,27 @@ def test_prefill_counts_the_flops_of_matrix_products_not_the_embedding_lookup():
     tied = estimate(gemma, RTX_4090, Scenario())
     assert tied.params.output == 0
     assert tied.prefill.flops_per_token == 2 * tied.params.active
+
+
+def test_vllm_starts_when_its_pool_holds_one_request_and_queues_the_rest():
+    """Llama 3.1 8B in BF16 at 32K on an RTX 4090 under vLLM: the pool holds 1.19 requests of 32,768 tokens. vLLM
+    starts (its check is one request at max_model_len) and serves one sequence at a time, so --batch 4 has the
+    verdict of --batch 1 and the aggregate decode of one stream; it said "will not start"."""
+    one = estimate(LLAMA_8B, RTX_4090, Scenario(quant="BF16", context=32_768, engine="vllm"))
+    four = estimate(LLAMA_8B, RTX_4090, Scenario(quant="BF16", context=32_768, engine="vllm", batch=4))
+    assert 1 <= four.memory.runtime.max_concurrency < 2
+    assert four.fit.verdict == one.fit.verdict != "exceeds"
+    assert four.fit.headroom_bytes == pytest.approx(one.fit.headroom_bytes)
+    assert four.memory.kv.total_bytes == pytest.approx(4 * one.memory.kv.total_bytes)  # what 4 at once would need
+    assert four.aggregate_decode.batch == 1
+    assert four.aggregate_decode.tokens_per_s == pytest.approx(one.decode.tokens_per_s)
+    assert [note.code for note in four.warnings] == ["vllm_kv_pool_below_batch"]
+
+
+def test_llama_cpp_allocates_every_slot_of_the_batch():
+    """llama.cpp's -np 4 -c 4 × context allocates all four sequences' KV up front: the fit counts all of them."""
+    one = estimate(LLAMA_8B, RTX_4090, Scenario(quant="BF16", context=32_768))
+    four = estimate(LLAMA_8B, RTX_4090, Scenario(quant="BF16", context=32_768, batch=4))
+    assert four.fit.placement.demand_per_gpu[0] - one.fit.placement.demand_per_gpu[0] == pytest.approx(
+        3 * one.memory.kv.total_bytes, rel=0.02)
+    assert four.aggregate_decode.batch == 4
