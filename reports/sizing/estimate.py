@@ -285,7 +285,10 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     except SizingError:
         kv = None  # plan_memory refuses the scenario with the message
     moved = (scenario.offload_pct or 0.0) / 100 * weights.total_bytes
-    on_gpus = weights.total_bytes - weights.embedding_bytes - moved + (kv.total_bytes if kv is not None else 0.0)
+    kv_bytes = 0.0 if kv is None else kv.total_bytes
+    if scenario.engine == "vllm":
+        kv_bytes /= scenario.batch  # vLLM's fit holds one sequence and queues the rest (_plan_vllm)
+    on_gpus = weights.total_bytes - weights.embedding_bytes - moved + kv_bytes
     return max(on_gpus, 0.0) / max(scenario.gpus, 1)
 
 
