@@ -278,8 +278,10 @@ def _ffn_width_per_token(spec: ModelSpec) -> float:
 
 
 def vllm_cuda_graph_bytes(spec: ModelSpec, max_num_seqs: int) -> float:
-    """CUDA graph pool of the default capture sizes (see VLLM_GRAPH_* for the fit and its error)."""
-    return VLLM_GRAPH_BASE + VLLM_GRAPH_PER_LAYER * spec.num_layers * (
+    """CUDA graph pool of the default capture sizes (see VLLM_GRAPH_* for the fit and its error). A model known
+    only by its parameter counts takes the layer count of the family member that stands in for its shapes."""
+    layers = spec.num_layers or (spec.kv_proxy.num_layers if spec.kv_proxy is not None else 0)
+    return VLLM_GRAPH_BASE + VLLM_GRAPH_PER_LAYER * layers * (
         len(vllm_capture_sizes(max_num_seqs)) / VLLM_GRAPH_REFERENCE_SIZES)
 
 

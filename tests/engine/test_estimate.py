@@ -312,3 +312,14 @@ def test_llama_cpp_allocates_every_slot_of_the_batch():
     assert four.fit.placement.demand_per_gpu[0] - one.fit.placement.demand_per_gpu[0] == pytest.approx(
         3 * one.memory.kv.total_bytes, rel=0.02)
     assert four.aggregate_decode.batch == 4
+
+
+def test_shapeless_model_takes_its_proxys_layer_count_for_vllms_graph_memory():
+    """0.51 GiB + 0.0135 GiB × 32 layers at the default 256 sequences (51 capture sizes) = 0.942 GiB, as for the
+    proxy itself; with 0 layers it was 0.51 GiB, so Kimi-Dev-72B's pool was 44 % larger than Qwen2.5-72B's."""
+    from reports.sizing.runtime import vllm_cuda_graph_bytes
+
+    model = ModelSpec(slug="llama-9b", name="Llama 9B", architecture="", hidden_size=4096, vocab_size=128_256,
+                      layers=(), attention=None, stated_params_total=9e9, confidence="estimated", kv_proxy=LLAMA_8B)
+    assert vllm_cuda_graph_bytes(model, 256) == vllm_cuda_graph_bytes(LLAMA_8B, 256)
+    assert vllm_cuda_graph_bytes(LLAMA_8B, 256) == pytest.approx((0.51 + 0.0135 * 32) * GIB)
