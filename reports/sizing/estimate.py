@@ -858,7 +858,7 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
     naming the field on anything missing, mistyped or out of range."""
     if not isinstance(data, Mapping):
         raise SizingError(f"{option}: expected a JSON object, got {type(data).__name__}")
-    known = set(HARDWARE_NUMBER_LIMITS) | {"name", "vendor", "kind", "backend", "interconnect", "slug"}
+    known = set(HARDWARE_NUMBER_LIMITS) | {"name", "vendor", "kind", "backend", "interconnect", "slug", "architecture"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise SizingError(f"{option}: unknown field {unknown[0]!r}")
@@ -866,11 +866,14 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
         if data.get(key) is None:
             raise SizingError(f"{option}: {key!r} is required")
     values: dict[str, Any] = {}
-    for key in ("name", "vendor", "interconnect", "slug"):
+    for key in ("name", "vendor", "interconnect", "slug", "architecture"):
         value = data.get(key, "")
         if not isinstance(value, str) or len(value) > 120 or (key == "name" and not value.strip()):
             raise SizingError(f"{option}: {key!r} must be a text of 1 to 120 characters")
         values[key] = value.strip()
+    # The architecture matters where llama.cpp reaches only part of the tensor peak (throughput.
+    # LLAMA_CPP_TENSOR_PEAK_SHARE: hopper, the AMD families); other names are kept and change nothing.
+    values["architecture"] = values["architecture"].lower()
     for key, (low, high) in HARDWARE_NUMBER_LIMITS.items():
         value = data.get(key)
         if value is None:
@@ -898,6 +901,7 @@ HARDWARE_NUMBER_LIMITS: dict[str, tuple[float, float]] = {
     "memory_gb": (0.0, 2048.0),
     "bandwidth_gbs": (0.0, 100_000.0),
     "fp16_tflops": (0.0, 100_000.0),
+    "fp16_acc_tflops": (0.0, 200_000.0),  # GeForce: the FP16-accumulate rate, twice the FP32-accumulate one
     "fp8_tflops": (0.0, 200_000.0),
     "tdp_w": (0.0, 100_000.0),
     "usable_memory_factor": (0.0, 1.0),

@@ -323,3 +323,18 @@ def test_shapeless_model_takes_its_proxys_layer_count_for_vllms_graph_memory():
                       layers=(), attention=None, stated_params_total=9e9, confidence="estimated", kv_proxy=LLAMA_8B)
     assert vllm_cuda_graph_bytes(model, 256) == vllm_cuda_graph_bytes(LLAMA_8B, 256)
     assert vllm_cuda_graph_bytes(LLAMA_8B, 256) == pytest.approx((0.51 + 0.0135 * 32) * GIB)
+
+
+def test_hardware_file_carries_the_fp16_accumulate_rate_and_the_architecture():
+    """A GeForce card's llama.cpp prefill runs at its FP16-accumulate rate, and Hopper's at a share of its peak: a
+    --hardware file could carry neither, so an RTX 4090 file prefilled at half the catalog card's speed."""
+    card = {"name": "RTX 4090", "memory_gb": 24, "bandwidth_gbs": 1008, "fp16_tflops": 165.2}
+    plain = hardware_from_dict(card)
+    geforce = hardware_from_dict({**card, "fp16_acc_tflops": 330.3, "architecture": "Ada"})
+    assert (geforce.fp16_acc_tflops, geforce.architecture) == (330.3, "ada")
+    fast, slow = (estimate(LLAMA_8B, spec, Scenario()).prefill for spec in (geforce, plain))
+    assert fast.peak_tflops == 330.3 and slow.peak_tflops == 165.2
+    hopper = hardware_from_dict({**card, "architecture": "hopper"})
+    assert estimate(LLAMA_8B, hopper, Scenario()).prefill.peak_tflops < 165.2
+    with pytest.raises(SizingError, match="'fp16_acc_tflops' must be a number"):
+        hardware_from_dict({**card, "fp16_acc_tflops": "fast"})
