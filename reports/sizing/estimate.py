@@ -56,12 +56,14 @@ from .quant import quant_format
 from .runtime import RuntimeBreakdown, runtime_memory, vllm_scheduler_defaults
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
+    DEFAULT_RAM_BANDWIDTH_GBS,
     AggregateDecode,
     DecodeSpeed,
     PrefillSpeed,
     aggregate_decode,
     attention_flops_per_token,
     decode_speed,
+    host_link_gbs,
     prefill_speed,
 )
 from .weights import WeightBreakdown, weight_bytes
@@ -490,6 +492,17 @@ def concurrent_sequences(scenario: Scenario, plan: MemoryPlan) -> int:
     return max(1, min(scenario.batch, math.floor(concurrency)))
 
 
+def offloaded_read_gbs(hardware: HardwareSpec, scenario: Scenario) -> float:
+    """How fast a decode step reads the weights kept in system RAM. llama.cpp computes those layers on the CPU,
+    which reads them at the RAM's bandwidth. vLLM's --cpu-offload-gb keeps them in pinned host memory that the GPU
+    kernels read through unified virtual addressing (vllm/model_executor/models/utils.py, maybe_offload_to_cpu):
+    every step they cross each GPU's PCIe host link, and the RAM caps the links together."""
+    ram_gbs = scenario.system_ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
+    if scenario.engine == "vllm":
+        return min(ram_gbs, host_link_gbs(hardware) * scenario.gpus)
+    return ram_gbs
+
+
 def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
                     params: ParameterCount) -> Speeds:
     reads = _read_bytes(model, plan, scenario.depth)
@@ -502,19 +515,19 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     k, experts = (moe.experts_per_token, moe.num_experts) if moe else (0, 0)
     attention_at_depth = _attention_flops(shapes, scenario.depth)
     flops = 2 * params.matmul_active  # the embedding lookup is no matmul (ParameterCount.matmul_active)
+    offload_gbs = offloaded_read_gbs(hardware, scenario)
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
         kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=num_layers, gpus=scenario.gpus,
         parallelism=parallelism, tp_allreduce_bytes_per_token=allreduce,
-        ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs, moe_layers=moe_layers)
+        ram_bandwidth_gbs=offload_gbs, moe_layers=moe_layers)
     aggregate = aggregate_decode(
         batch=concurrent_sequences(scenario, plan), weight_bytes_gpu=reads.gpu_weights,
         flops_per_token=flops + attention_at_depth,
         hardware=hardware, num_layers=num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
         weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
         experts_per_token=k, num_experts=experts, gpus=scenario.gpus, parallelism=parallelism,
-        tp_allreduce_bytes_per_token=allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
-        moe_layers=moe_layers)
+        tp_allreduce_bytes_per_token=allreduce, ram_bandwidth_gbs=offload_gbs, moe_layers=moe_layers)
     mean_context = scenario.depth + scenario.prompt / 2
     prefill = prefill_speed(
         flops_per_token=flops, prompt=scenario.prompt, hardware=hardware,

@@ -338,3 +338,18 @@ def test_hardware_file_carries_the_fp16_accumulate_rate_and_the_architecture():
     assert estimate(LLAMA_8B, hopper, Scenario()).prefill.peak_tflops < 165.2
     with pytest.raises(SizingError, match="'fp16_acc_tflops' must be a number"):
         hardware_from_dict({**card, "fp16_acc_tflops": "fast"})
+
+
+def test_vllm_reads_offloaded_weights_over_pcie_llama_cpp_at_ram_speed():
+    """vLLM's --cpu-offload-gb leaves weights in pinned host memory that the GPU reads over its PCIe link at every
+    step (vllm/model_executor/models/utils.py maybe_offload_to_cpu, UVA); llama.cpp computes those layers on the
+    CPU at the RAM's 60 GB/s. A PCIe 4.0 x16 card reads them at 25 GB/s; two cards at 2 × 25."""
+    from reports.sizing.estimate import offloaded_read_gbs
+
+    card = replace(RTX_4090, interconnect="PCIe 4.0 x16")
+    assert offloaded_read_gbs(card, Scenario(engine="vllm", offload_pct=30.0)) == 25.0
+    assert offloaded_read_gbs(card, Scenario(engine="vllm", gpus=2, offload_pct=30.0)) == 50.0
+    assert offloaded_read_gbs(card, Scenario(offload_pct=30.0)) == 60.0
+    result = estimate(LLAMA_8B, card, Scenario(quant="BF16", engine="vllm", offload_pct=30.0))
+    assert result.decode.ram_bandwidth_gbs == 25.0
+    assert result.decode.ram_memory_s == pytest.approx(result.decode.weight_bytes_ram / 25e9)
