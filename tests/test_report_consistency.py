@@ -479,3 +479,10 @@ def test_offload_explains_the_ram_and_host_link_terms_that_dominate(client):
     assert result.prefill.host_link_gbs == 50.0  # "PCIe 5.0 x16" in the catalog
     assert (f"The {result.prefill.weight_bytes_ram / GIB:.2f} GiB of weights in system RAM cross the host link "
             f"(PCIe, 50 GB/s) once per micro-batch of 512 tokens") in text
+
+
+def test_vllm_on_a_vision_language_model_says_the_encoder_is_not_counted(client):
+    text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
+    assert "vLLM also loads this model's vision encoder, which the estimate does not count" in text
+    plain = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
+    assert "vision encoder" not in plain

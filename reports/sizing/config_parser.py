@@ -165,6 +165,7 @@ def parse_config(config: Any, *, slug: str = "", name: str = "") -> ModelSpec:
         native_dtype=_native_dtype(cfg),
         attention_bias=cfg.bool("attention_bias", _DEFAULT_ATTENTION_BIAS.get(model_type, False)),
         hf_repo=_hf_repo(config),
+        multimodal=_multimodal(config, text),
         **fields,
     )
     _check_layer_shapes(spec)
@@ -212,6 +213,15 @@ def _model_type(config: Mapping[str, Any], text: Mapping[str, Any] | None) -> st
             if isinstance(architecture, str) and architecture in _ARCHITECTURE_MODEL_TYPES:
                 return _ARCHITECTURE_MODEL_TYPES[architecture]
     raise ConfigError("config.json has no 'model_type'")
+
+
+def _multimodal(config: Mapping[str, Any], text: Any) -> bool:
+    """A vision-language checkpoint: the language model nested under text_config, a vision_config, or an
+    architecture named *ForConditionalGeneration (the catalog's text-only extractions keep that name in a note)."""
+    architectures = config.get("architectures")
+    named = isinstance(architectures, list) and any(
+        isinstance(name, str) and "ForConditionalGeneration" in name for name in architectures)
+    return text is not None or "vision_config" in config or named
 
 
 def _hf_repo(config: Mapping[str, Any]) -> str:

@@ -762,6 +762,9 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
     if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
         notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
                           "BF16, FP8, AWQ or GPTQ checkpoints"))
+    if scenario.engine == "vllm" and model.multimodal:
+        notes.append(Note("vllm_vision_encoder", "vLLM also loads the model's vision encoder, which this estimate "
+                          "does not count (its shapes are not parsed): expect somewhat less KV memory"))
     notes += _fit_warnings(hardware, scenario, plan, capacity)
     if speeds.prefill.tokens_per_s is None:
         notes.append(Note("prefill_unknown",

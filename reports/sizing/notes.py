@@ -30,6 +30,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     The GGUF keeps the MTP (nextn) layers and llama.cpp loads them.
 ``vllm_gguf_experimental``     (none)
     vLLM with a GGUF format.
+``vllm_vision_encoder``        (none)
+    vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float
     --offload-pct on unified memory (no separate system RAM): ignored.
 ``unified_exceeds``            usable_gib: float

@@ -122,6 +122,9 @@ class ModelSpec:
     tie_word_embeddings: bool = False
     max_context: int | None = None
     native_dtype: str = "bf16"  # bf16 | fp16 | fp32 | fp8 | mxfp4 (the checkpoint's weight dtype)
+    # The checkpoint wraps the language model with a vision encoder (text_config / *ForConditionalGeneration):
+    # vLLM loads that encoder too; its shapes are not parsed, so the estimate names it instead of counting it.
+    multimodal: bool = False
     sliding_attention: AttentionShape | None = None  # when sliding layers differ from full ones
     sliding_window: int | None = None
     attention_chunk_size: int | None = None

@@ -528,3 +528,15 @@ def test_real_config_with_one_hostile_value(base, key, value, data):
     if isinstance(outcome, ModelSpec):
         assert 1 <= outcome.num_layers <= 1024 and outcome.hidden_size >= 1
         assert all(math.isfinite(x) for x in (outcome.hidden_size, outcome.vocab_size))
+
+
+@pytest.mark.parametrize("config, multimodal", [
+    ({"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3",
+      "text_config": {"model_type": "gemma3_text"}}, True),
+    ({"architectures": ["LlamaForCausalLM"], "model_type": "llama"}, False),
+])
+def test_vision_language_checkpoints_are_marked_multimodal(config, multimodal):
+    """vLLM loads the vision encoder of a *ForConditionalGeneration checkpoint; the estimate says it leaves it out."""
+    from reports.sizing.config_parser import _multimodal
+
+    assert _multimodal(config, config.get("text_config")) is multimodal
