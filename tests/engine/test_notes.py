@@ -133,6 +133,7 @@ GRID = [
     # 5 T parameters: ≈ 2.8 TiB at Q4_K_M, more than any offer's GPUs hold.
     (lambda: _shapeless(kv_proxy=False, params=5e12), RTX_4090, Scenario(), catalog.offers()),
     (_published, RTX_4090, Scenario(quant="UD-Q4_K_XL"), ()),
+    (lambda: catalog.model("gemma-3-27b-it"), H100, Scenario(engine="vllm", quant="BF16"), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
     "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
