@@ -74,6 +74,7 @@ def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
     assert result.memory.runtime.max_concurrency > 1  # but one request fits
     assert result.fit.verdict != "exceeds"
     assert not [n for n in result.warnings if n.code.startswith("vllm_kv_pool")]
+    assert [n.code for n in result.warnings] == ["vllm_vision_encoder"]  # Gemma 3 is a vision-language model
 
     # vLLM starts when one request fits and queues the rest (session 5: the verdict counted every sequence and said
     # "will not start"): at batch 2 the pool holds 1.08 of the 2 requests, one decodes at a time.
@@ -81,7 +82,7 @@ def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
                    Scenario(quant="BF16", context=131_072, engine="vllm", kv_dtype="f16", batch=2))
     assert 1 < two.memory.runtime.max_concurrency < 2
     assert two.fit.verdict == result.fit.verdict
-    assert [n.code for n in two.warnings] == ["vllm_kv_pool_below_batch"]
+    assert [n.code for n in two.warnings] == ["vllm_vision_encoder", "vllm_kv_pool_below_batch"]
     assert two.aggregate_decode.batch == 1
 
 

@@ -160,7 +160,7 @@ class MemoryPlan:
         """Whether the configuration runs at all: it fits, or llama.cpp's automatic offload moved what does not fit
         to system RAM. "exceeds" on unified memory (no separate RAM) or under vLLM (no automatic offload) does not
         run, so it has no speed."""
-        return self.fit.fits or self.placement.offloaded_bytes > 0
+        return self.fit.fits or self.placement.automatic_offload  # an explicit share that still exceeds fails
 
     @property
     def tied_output_copy_bytes(self) -> float:
@@ -813,6 +813,11 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
         notes.append(_auto_offload_note(plan))
     elif placement.mode == "explicit":
         notes.append(_explicit_offload_note(scenario, placement))
+        if scenario.engine == "llama.cpp" and hardware.kind != "unified" and plan.fit.verdict == "exceeds":
+            notes.append(Note("explicit_offload_exceeds",
+                              f"does not fit with --offload-pct {scenario.offload_pct:g}: llama.cpp would run out of "
+                              "GPU memory; raise it or leave the offload automatic (speeds are what it would do "
+                              "if it fit)", {"offload_pct": scenario.offload_pct}))
     if scenario.engine == "vllm":
         # vLLM refuses to start when one request at max_model_len needs more KV memory than the pool
         # (kv_cache_utils.check_enough_kv_cache_memory) and logs "Maximum concurrency for L tokens per request".

@@ -34,6 +34,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float
     --offload-pct on unified memory (no separate system RAM): ignored.
+``explicit_offload_exceeds``   offload_pct: float
+    llama.cpp with an explicit --offload-pct that still exceeds GPU memory: it does not run (no speed).
 ``unified_exceeds``            usable_gib: float
     Exceeds unified memory: there is no separate system RAM to offload to, so it does not run (no speed).
 ``offload_auto_experts``       offloaded_gib: float, n_cpu_moe: int, blocks: int

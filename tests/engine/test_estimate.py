@@ -353,3 +353,15 @@ def test_vllm_reads_offloaded_weights_over_pcie_llama_cpp_at_ram_speed():
     result = estimate(LLAMA_8B, card, Scenario(quant="BF16", engine="vllm", offload_pct=30.0))
     assert result.decode.ram_bandwidth_gbs == 25.0
     assert result.decode.ram_memory_s == pytest.approx(result.decode.weight_bytes_ram / 25e9)
+
+
+def test_an_explicit_offload_that_still_exceeds_does_not_run():
+    """Llama 3 70B at Q4_K_M with --offload-pct 0 on one RTX 4090 (42 GiB on a 22.8 GiB card): llama.cpp with fixed
+    layers runs out of memory, so the plan does not run and a note says so; automatic offload runs it."""
+    from bench.model_specs import LLAMA_3_70B
+
+    fixed = estimate(LLAMA_3_70B, RTX_4090, Scenario(offload_pct=0))
+    assert fixed.fit.verdict == "exceeds" and not fixed.memory.runs
+    assert "explicit_offload_exceeds" in [note.code for note in fixed.warnings]
+    automatic = estimate(LLAMA_3_70B, RTX_4090, Scenario())
+    assert automatic.memory.runs and automatic.placement.automatic_offload
