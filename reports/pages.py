@@ -36,7 +36,8 @@ SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
 # Sorting by verdict puts the comfortable fits first.
-VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3}
+# "unsupported": memory would hold it, but the engine's backend does not run the format (MemoryPlan.format_runs).
+VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3, "unsupported": 4}
 MAX_QUERY_LENGTH = 100  # search input beyond this is cut (nobody types a longer model name)
 
 
@@ -139,7 +140,7 @@ class AcceleratorRow:
 
     @property
     def fits(self) -> bool:
-        return self.verdict is not None and self.verdict != "exceeds"
+        return self.verdict is not None and self.verdict not in ("exceeds", "unsupported")
 
 
 MODEL_TABLE_COLUMNS = (
@@ -170,8 +171,14 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         hardware=hardware, usable_bytes=usable_bytes(hardware),
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
-        decode_tok_s=decode, verdict=short.fit.verdict if short else None, report_url=report_url,
+        decode_tok_s=decode, verdict=_row_verdict(short), report_url=report_url,
         hardware_url=hardware_url, runs=short.runs if short else True)
+
+
+def _row_verdict(plan: MemoryPlan | None) -> str | None:
+    if plan is None:
+        return None
+    return plan.fit.verdict if plan.format_runs else "unsupported"
 
 
 def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:

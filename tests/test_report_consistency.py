@@ -487,3 +487,20 @@ def test_vllm_on_a_vision_language_model_says_the_encoder_is_not_counted(client)
     assert "vLLM also loads this model's vision encoder, which the estimate does not count" in text
     plain = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
     assert "vision encoder" not in plain
+
+
+def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quants(client):
+    """llama.cpp's CANN backend runs FP16/Q8_0/Q4_0 models, the 310P (Atlas 300I Duo) F16 and F32 only
+    (docs/backend/CANN.md); the Atlas was the "best value multi-GPU" for GLM-4.5 at Q4_K_M."""
+    _, catalog = current_catalog()
+    atlas, ascend = catalog.hardware["atlas-300i-duo-96gb"], catalog.hardware["ascend-910b-64gb"]
+    model = catalog.model("qwen3-8b")
+    assert not plan_memory(model, atlas, Scenario()).runs
+    assert plan_memory(model, atlas, Scenario(quant="F16")).runs
+    assert not plan_memory(model, ascend, Scenario()).runs and plan_memory(model, ascend, Scenario(quant="Q8_0")).runs
+    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
+    assert "llama.cpp's CANN backend runs only F16, F32 models on this accelerator: Q4_K_M does not run here." in text
+    assert "llama.cpp on Atlas 300I Duo 96GB (310P) does not run Q4_K_M models." in text
+    assert "more than it holds" not in text
+    model_page = text_of(client, "/en/model/glm-4-5/")
+    assert "Atlas" not in model_page[model_page.index("Recommended hardware"):][:600]

@@ -102,7 +102,9 @@ def test_model_page_sorts_by_decode_speed(client):
     body = client.get("/en/model/llama-3-1-8b-instruct/?sort=decode&order=desc").content.decode()
     table = body.split('id="table"', 1)[1]
     speeds = [float(value.replace(",", "")) for value in re.findall(r'<td class="num">~([\d.,]+) tok/s</td>', table)]
-    assert len(speeds) == 49 and speeds == sorted(speeds, reverse=True)
+    # 46 of 49: llama.cpp's CANN backend (the three Ascend cards) does not run Q4_K_M, so they show no speed
+    assert len(speeds) == 46 and speeds == sorted(speeds, reverse=True)
+    assert table.count("format not supported") == 3
 
 
 def test_model_page_filters_by_vendor_and_fit(client):

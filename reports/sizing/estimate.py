@@ -146,6 +146,7 @@ class MemoryPlan:
     weights_loaded_bytes: float  # all GPUs and the host (TP: replicated tensors once per rank)
     runtime_bytes: float  # all GPUs + host buffers + tied-head copy
     fit: FitResult
+    format_runs: bool = True  # the engine's backend runs this weight format (format_runs_on)
 
     @property
     def kv_bytes(self) -> float:
@@ -160,7 +161,8 @@ class MemoryPlan:
         """Whether the configuration runs at all: it fits, or llama.cpp's automatic offload moved what does not fit
         to system RAM. "exceeds" on unified memory (no separate RAM) or under vLLM (no automatic offload) does not
         run, so it has no speed."""
-        return self.fit.fits or self.placement.automatic_offload  # an explicit share that still exceeds fails
+        memory_runs = self.fit.fits or self.placement.automatic_offload  # an explicit share that still exceeds fails
+        return memory_runs and self.format_runs
 
     @property
     def tied_output_copy_bytes(self) -> float:
@@ -231,7 +233,7 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
     same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
-    if not engine_runs_on(scenario.engine, hardware):
+    if not engine_runs_on(scenario.engine, hardware) or not format_runs_on(scenario.engine, scenario.quant, hardware):
         return False
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:
@@ -306,8 +308,29 @@ def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) ->
     include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
     if scenario.engine == "vllm":
-        return _plan_vllm(model, hardware, scenario, weights)
-    return _plan_llama_cpp(model, hardware, scenario, weights, include_mtp)
+        plan = _plan_vllm(model, hardware, scenario, weights)
+    else:
+        plan = _plan_llama_cpp(model, hardware, scenario, weights, include_mtp)
+    return plan if format_runs_on(scenario.engine, scenario.quant, hardware) else replace(plan, format_runs=False)
+
+
+# llama.cpp's CANN backend (Ascend NPUs): "CANN backend only supports FP16/Q4_0/Q8_0 models currently", and the
+# 310P (Atlas 300I Duo) F16 and F32 ("2024.11: Support F16 and F32 data type model for Ascend 310P NPU"), both in
+# github:ggml-org/llama.cpp docs/backend/CANN.md.
+CANN_LLAMA_CPP_FORMATS = frozenset({"F16", "F32", "Q8_0", "Q4_0"})
+CANN_310P_LLAMA_CPP_FORMATS = frozenset({"F16", "F32"})
+
+
+def cann_formats(hardware: HardwareSpec) -> frozenset[str]:
+    return CANN_310P_LLAMA_CPP_FORMATS if hardware.architecture == "ascend-310p" else CANN_LLAMA_CPP_FORMATS
+
+
+def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
+    """Whether the engine's backend on this accelerator runs the weight format (False: llama.cpp's CANN backend
+    with a format other than cann_formats)."""
+    if engine != "llama.cpp" or hardware.backend != "cann":
+        return True
+    return quant in cann_formats(hardware)
 
 
 def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
@@ -762,6 +785,12 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
     if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
         notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
                           "BF16, FP8, AWQ or GPTQ checkpoints"))
+    if not plan.format_runs:
+        formats = sorted(cann_formats(hardware))
+        notes.append(Note("format_not_on_backend",
+                          f"llama.cpp's CANN backend runs only {', '.join(formats)} models on {hardware.name}: "
+                          f"--quant {scenario.quant} does not run there", {"quant": scenario.quant,
+                                                                           "formats": ", ".join(formats)}))
     if scenario.engine == "vllm" and model.multimodal:
         notes.append(Note("vllm_vision_encoder", "vLLM also loads the model's vision encoder, which this estimate "
                           "does not count (its shapes are not parsed): expect somewhat less KV memory"))

@@ -30,6 +30,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     The GGUF keeps the MTP (nextn) layers and llama.cpp loads them.
 ``vllm_gguf_experimental``     (none)
     vLLM with a GGUF format.
+``format_not_on_backend``      quant: str, formats: str
+    llama.cpp's CANN backend does not run this weight format (it runs the listed ones): the plan does not run.
 ``vllm_vision_encoder``        (none)
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float

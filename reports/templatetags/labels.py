@@ -12,7 +12,8 @@ from catalog.models import AttentionKind
 
 register = template.Library()
 
-VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds")}
+VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds"),
+                 "unsupported": _("format not supported")}
 # The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
 VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< 8 % buffer)"),
                 "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
@@ -29,7 +30,8 @@ BILLING = {"per-second": _("per second"), "on-demand": _("on demand"), "spot": _
 # Accelerator.architecture slugs as the vendors name the architectures (product names: not translated).
 ARCHITECTURES = {"ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper", "blackwell": "Blackwell",
                  "blackwell-datacenter": "Blackwell (data center)", "cdna3": "CDNA 3", "cdna4": "CDNA 4",
-                 "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5", "rdna4": "RDNA 4", "xe2": "Xe2", "gaudi3": "Gaudi 3"}
+                 "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5", "rdna4": "RDNA 4", "xe2": "Xe2", "gaudi3": "Gaudi 3",
+                 "ascend-310p": "Ascend 310P"}
 LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
                "chunked": _("Chunked local attention"), "mla": _("Latent attention (MLA)"),
                "dsa_indexer": _("Sparse-attention indexer"), "linear": _("Linear attention state"),

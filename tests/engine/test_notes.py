@@ -135,6 +135,7 @@ GRID = [
     (_published, RTX_4090, Scenario(quant="UD-Q4_K_XL"), ()),
     (lambda: catalog.model("gemma-3-27b-it"), H100, Scenario(engine="vllm", quant="BF16"), ()),
     (lambda: catalog.model("llama-3-3-70b-instruct"), RTX_4090, Scenario(offload_pct=0), ()),
+    (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
     "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
