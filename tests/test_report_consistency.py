@@ -504,3 +504,12 @@ def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quant
     assert "more than it holds" not in text
     model_page = text_of(client, "/en/model/glm-4-5/")
     assert "Atlas" not in model_page[model_page.index("Recommended hardware"):][:600]
+
+
+def test_a_fit_option_that_still_does_not_run_quotes_no_speed(client):
+    """GLM-5 on a Ryzen AI Max+ 395 (unified 99.8 GiB): the 8-bit KV option still exceeds and was quoted at
+    ~8.35 tok/s on a page that says the configuration does not run."""
+    text = text_of(client, url("glm-5", "ryzen-ai-max-plus-395-128gb"))
+    end = text.index("Recommended hardware")
+    block = text[text.rindex("What to change to fit", 0, end):end]
+    assert "it still does not run" in block and "tok/s" not in block

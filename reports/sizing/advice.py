@@ -89,6 +89,7 @@ class FitOption:
     kv_bytes: float
     offloaded_bytes: float  # in system RAM (moe_offload; or what automatic offload would move)
     decode_tok_s: float
+    runs: bool = True  # MemoryPlan.runs of the changed configuration (False: decode_tok_s is not a speed it has)
 
     @property
     def required_gib(self) -> float:
@@ -148,7 +149,8 @@ def _option(code: str, params: Mapping[str, Any], result: Estimate, goal: _Goal)
     fit = result.fit
     return FitOption(code, params, result.hardware, result.scenario, fit.verdict, goal.reached(fit.verdict),
                      fit.required_bytes, max(fit.placement.demand_per_gpu), fit.usable_bytes_per_gpu,
-                     result.memory.kv_bytes, fit.placement.offloaded_bytes, result.decode.tokens_per_s)
+                     result.memory.kv_bytes, fit.placement.offloaded_bytes, result.decode.tokens_per_s,
+                     result.memory.runs)
 
 
 def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **changes: Any) -> Estimate:
