@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from django.http import QueryDict
 
+from reports.engine_messages import sizing_error_text
 from reports.estimates import CatalogSnapshot
 from reports.forms import ConfiguratorForm
 from reports.sizing.errors import SizingError
@@ -86,7 +87,7 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
             estimate = catalog.estimate(model, hardware, replace(scenario, gpus=choice.count))
             error = ""
         except SizingError as exc:
-            estimate, error = None, str(exc)
+            estimate, error = None, sizing_error_text(exc)
         offer = min((o for o in catalog.offers if o.accelerator_slug == choice.slug and o.gpu_count == choice.count),
                     key=lambda o: o.hourly_usd, default=None)
         cost = (cost_per_million_tokens(estimate.decode.tokens_per_s, offer.hourly_usd)

@@ -25,6 +25,7 @@ from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
+from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
     plan_memory,
@@ -488,5 +489,5 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
     try:
         page.estimate = catalog.estimate(model, hardware, form.scenario())
     except SizingError as exc:
-        form.add_error(field_for_error(str(exc)), str(exc))
+        form.add_error(field_for_error(str(exc)), sizing_error_text(exc))
     return page

@@ -107,7 +107,8 @@ def validate_scenario(scenario: Scenario) -> None:
     fmt = quant_format(scenario.quant)
     if scenario.engine == "llama.cpp" and fmt.name in VLLM_ONLY_FORMATS:
         raise SizingError(f"--quant {fmt.name} is a vLLM checkpoint format; llama.cpp runs GGUF files "
-                          "(choose a GGUF type such as Q4_K_M, or --engine vllm)")
+                          "(choose a GGUF type such as Q4_K_M, or --engine vllm)",
+                          code="vllm_format_on_llama_cpp", params={"quant": fmt.name})
     resolve_kv_dtype(scenario.kv_dtype, scenario.engine)
     check_offload_pct(scenario.offload_pct)
     if not 0 < scenario.gpu_memory_utilization <= 1:
@@ -215,7 +216,8 @@ def check_engine_runs_on(engine: str, hardware: HardwareSpec) -> None:
     if not engine_runs_on(engine, hardware):
         backends = ENGINE_BACKENDS.get(engine, frozenset())
         raise SizingError(f"--engine {engine}: {engine} is sized on {', '.join(sorted(backends))} only, not on "
-                          f"{hardware.name} ({hardware.backend}); choose llama.cpp")
+                          f"{hardware.name} ({hardware.backend}); choose llama.cpp",
+                          code="engine_not_on_backend", params={"engine": engine, "hardware": hardware.name})
 
 
 def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
@@ -392,7 +394,8 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     kv = _kv_or_none(model, scenario)
     if kv is None:
         raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
-                          "vLLM's KV pool cannot be sized (use --engine llama.cpp)")
+                          "vLLM's KV pool cannot be sized (use --engine llama.cpp)",
+                          code="vllm_needs_shapes", params={"model": model.name})
     unified = hardware.kind == "unified"
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)

@@ -91,11 +91,13 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
         block = None
     for width, what in _intermediate_sizes(spec):
         if width % tp:
-            raise SizingError(f"--gpus {tp}: the {what} {width} is not divisible by {tp}")
+            raise SizingError(f"--gpus {tp}: the {what} {width} is not divisible by {tp}",
+                              code="tp_width_not_divisible", params={"gpus": tp, "what": what, "count": width})
         if block and (width // tp) % block:
             raise SizingError(
                 f"--gpus {tp}: {what} {width} / {tp} = {width // tp} is not a multiple of the {block}-wide "
-                f"{fmt_name} blocks")
+                f"{fmt_name} blocks", code="tp_block", params={"gpus": tp, "what": what, "count": width,
+                                                               "block": block, "quant": fmt_name})
     if spec.linear_attention is not None:
         _require_divides(spec.linear_attention.num_key_heads, tp, "linear-attention key heads")
         _require_divides(spec.linear_attention.num_value_heads, tp, "linear-attention value heads")
@@ -130,7 +132,8 @@ def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
 
 def _require_divides(count: int, tp: int, what: str) -> None:
     if count % tp:
-        raise SizingError(f"--gpus {tp}: {count} {what} are not divisible by {tp}")
+        raise SizingError(f"--gpus {tp}: {count} {what} are not divisible by {tp}",
+                          code="tp_not_divisible", params={"gpus": tp, "what": what, "count": count})
 
 
 def _check_kv_heads(kv_heads: int, tp: int) -> None:
@@ -139,7 +142,7 @@ def _check_kv_heads(kv_heads: int, tp: int) -> None:
     elif tp % kv_heads:
         raise SizingError(
             f"--gpus {tp}: more GPUs than the {kv_heads} KV heads must be a multiple of them "
-            "(vLLM replicates whole KV heads)")
+            "(vLLM replicates whole KV heads)", code="tp_kv_heads_multiple", params={"gpus": tp, "count": kv_heads})
 
 
 def kv_heads_per_rank(kv_heads: int, tp: int) -> int:

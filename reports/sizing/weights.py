@@ -188,8 +188,8 @@ def _sized_tensors(
         )
     if fmt.name == "MXFP4" and spec.moe is None:
         raise SizingError(
-            f"--quant MXFP4: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)"
-        )
+            f"--quant MXFP4: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
+            code="mxfp4_needs_moe", params={"model": spec.name})
     return tuple(SizedTensor(t, fmt.name, nbytes) for t, nbytes in zip(tensors, _native_bytes(fmt, tensors)))
 
 

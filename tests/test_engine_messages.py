@@ -1,0 +1,42 @@
+"""Engine errors a visitor reaches through the configurator read in the page's language and with the
+configurator's words, not as command-line messages ("--quant FP8 is …, or --engine vllm")."""
+
+import html
+import re
+
+import pytest
+
+from reports.sizing.errors import SizingError
+
+pytestmark = pytest.mark.django_db
+
+
+def field_errors(client, path):
+    response = client.get(path)
+    assert response.status_code == 400
+    return [html.unescape(e).strip() for e in re.findall(r'class="field-error"[^>]*>(.*?)</div>',
+                                                           response.content.decode(), re.S) if e.strip()]
+
+
+@pytest.mark.parametrize("lang, query, expected", [
+    ("en", "quant=FP8", "FP8 is a vLLM checkpoint format; llama.cpp runs GGUF files. Choose a GGUF format such as "
+                        "Q4_K_M, or the vLLM engine."),
+    ("de", "quant=FP8", "FP8 ist ein Checkpoint-Format für vLLM; llama.cpp führt GGUF-Dateien aus."),
+    ("de", "engine=vllm&quant=BF16&gpus=3", "3 GPUs können das Modell nicht gleichmäßig aufteilen: Seine 32 "
+                                            "Attention-Köpfe sind nicht durch 3 teilbar"),
+    ("de", "quant=MXFP4", "MXFP4-Checkpoints quantisieren MoE-Experten, und Llama 3.1 8B Instruct hat keine."),
+])
+def test_configurator_errors_are_worded_for_the_page(client, lang, query, expected):
+    errors = field_errors(client, f"/{lang}/report/llama-3-1-8b-instruct/rtx-4090/?{query}")
+    assert len(errors) == 1 and errors[0].startswith(expected)
+    assert "--" not in errors[0]
+
+
+def test_the_command_line_keeps_the_contracts_message():
+    from reports.sizing.estimate import validate_scenario
+    from reports.sizing.specs import Scenario
+
+    with pytest.raises(SizingError) as caught:
+        validate_scenario(Scenario(quant="FP8"))
+    assert str(caught.value).startswith("--quant FP8 is a vLLM checkpoint format")
+    assert caught.value.code == "vllm_format_on_llama_cpp" and caught.value.params == {"quant": "FP8"}
