@@ -14,7 +14,7 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, engine_runs_on
+from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, engine_runs_on
 from reports.sizing.specs import HardwareSpec, Scenario
 from reports.widgets import FastNumberInput, FastSelect
 
@@ -94,7 +94,9 @@ class ConfiguratorForm(forms.Form):
             # it follows the GPU count as the power does; a typed budget is kept as typed.
             self.fields["budget"].widget.attrs["placeholder"] = _("%(price)s per GPU") % {
                 "price": formatting.usd(default_budget, get_language(), 0)}
-        self.fields["quant"].choices = [(name, name) for name in quant_names]
+        # vLLM's checkpoint formats say so in the list: under llama.cpp they are refused with a message.
+        self.fields["quant"].choices = [(name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else name)
+                                        for name in quant_names]
         context = self.fields["context"]
         if max_context:
             context.max_value = max_context

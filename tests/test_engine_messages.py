@@ -40,3 +40,8 @@ def test_the_command_line_keeps_the_contracts_message():
         validate_scenario(Scenario(quant="FP8"))
     assert str(caught.value).startswith("--quant FP8 is a vLLM checkpoint format")
     assert caught.value.code == "vllm_format_on_llama_cpp" and caught.value.params == {"quant": "FP8"}
+
+
+def test_vllm_only_formats_say_so_in_the_configurator(client):
+    body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert '<option value="FP8">FP8 (vLLM)</option>' in body and '<option value="Q4_K_M" selected>Q4_K_M</option>' in body
