@@ -513,3 +513,18 @@ def test_a_fit_option_that_still_does_not_run_quotes_no_speed(client):
     end = text.index("Recommended hardware")
     block = text[text.rindex("What to change to fit", 0, end):end]
     assert "it still does not run" in block and "tok/s" not in block
+
+
+def test_tensor_parallel_weights_explain_the_replicated_share(client):
+    """Qwen3-Next on 2 × H100 under vLLM: "Model weights 45.34 GiB" in the bar, "= 45.15 GiB" in the derivation;
+    the 0.19 GiB that every rank holds whole were not explained."""
+    _, catalog = current_catalog()
+    scenario = Scenario(gpus=2, context=32768, engine="vllm")
+    tp = plan_memory(catalog.model("qwen3-next-80b-a3b-instruct"), catalog.hardware["h100-80gb-sxm"],
+                     scenario).tensor_parallel
+    assert tp.per_rank_bytes == pytest.approx((tp.sharded_bytes) / 2 + tp.replicated_bytes)
+    text = text_of(client, url("qwen3-next-80b-a3b-instruct", "h100-80gb-sxm",
+                               query="gpus=2&context=32768&engine=vllm"))
+    assert (f"keeps {tp.replicated_bytes / GIB:.2f} GiB of them (norms, routers and other small tensors) whole on "
+            f"every GPU: {tp.per_rank_bytes / GIB:.2f} GiB per GPU, {tp.all_ranks_bytes / GIB:.2f} GiB in all.") in text
+    assert f"Model weights: {tp.all_ranks_bytes / GIB:.2f} GiB" in text
