@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.sizing.estimate import Estimate
+from reports.sizing.estimate import MemoryPlan
 from reports.sizing.quant import quant_format
-from reports.sizing.specs import ModelSpec
+from reports.sizing.specs import ModelSpec, Scenario
 
 GIB = 2**30
 # llama.cpp takes any -ngl above the layer count as "all layers"; 999 is the documented idiom.
@@ -45,9 +45,10 @@ def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True
     return f"{model.gguf_repo}:{quant}", ""
 
 
-def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
-    scenario, model, placement = estimate.scenario, estimate.model, estimate.placement
-    quant = estimate.weights.quant
+def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
+    """The llama-server command of a memory plan (a command needs the plan, not the speeds or the cost)."""
+    placement = plan.placement
+    quant = plan.weights.quant
     weights, note = gguf_weights(model, quant)
     first = f"llama-server -m {weights}" if note else f"llama-server -hf {weights}"
     # The unified KV cache is shared by all -np sequences: -c is the total (context × parallel sequences).
@@ -56,7 +57,7 @@ def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
         lines.append(f"-np {scenario.batch}")
     lines.append(f"-ngl {placement.gpu_layers if placement.gpu_layers is not None else ALL_LAYERS}")
     lines.append("-fa on" if scenario.flash_attention else "-fa off")
-    kv_dtype = estimate.kv.kv_dtype if estimate.kv is not None else scenario.kv_dtype
+    kv_dtype = plan.kv.kv_dtype if plan.kv is not None else scenario.kv_dtype
     if kv_dtype not in ("f16",):
         lines.append(f"-ctk {kv_dtype} -ctv {kv_dtype}")
     if placement.n_cpu_moe:
@@ -68,9 +69,9 @@ def llama_cpp_command(estimate: Estimate) -> LaunchCommand:
     return LaunchCommand("llama.cpp", tuple(lines), note)
 
 
-def vllm_command(estimate: Estimate) -> LaunchCommand:
-    scenario, model = estimate.scenario, estimate.model
-    quant = estimate.weights.quant
+def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
+    """The vllm serve command of a memory plan."""
+    quant = plan.weights.quant
     gguf = quant_format(quant).family.startswith("gguf")
     if gguf:
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
@@ -96,7 +97,7 @@ def vllm_command(estimate: Estimate) -> LaunchCommand:
         lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
     elif gguf:
         note = "gguf_in_vllm"
-    offloaded = estimate.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
+    offloaded = plan.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
     if offloaded > 0:
         per_gpu = offloaded / scenario.gpus / GIB
         lines.append(f"--cpu-offload-gb {per_gpu:.0f}")

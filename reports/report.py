@@ -28,7 +28,7 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
-    plan_memory,
+    plan_memory, validate_scenario,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -261,20 +261,22 @@ class ReportPage:
 
     @cached_property
     def commands(self) -> tuple[LaunchCommand, LaunchCommand]:
-        llama_estimate = self._estimate_on_engine("llama.cpp")
-        vllm_estimate = self._estimate_on_engine("vllm")
-        return (llama_cpp_command(llama_estimate) if llama_estimate else None,
-                vllm_command(vllm_estimate) if vllm_estimate else None)
+        llama, vllm = self._plan_on_engine("llama.cpp"), self._plan_on_engine("vllm")
+        return (llama_cpp_command(self.model, *llama) if llama else None,
+                vllm_command(self.model, *vllm) if vllm else None)
 
-    def _estimate_on_engine(self, engine: str) -> Estimate | None:
+    def _plan_on_engine(self, engine: str) -> tuple[Scenario, MemoryPlan] | None:
+        """The configuration on `engine` (its KV type where the other engine has none) and its memory plan: all a
+        launch command needs, without the other engine's speeds and cloud costs."""
         e = self.estimate
         if e.scenario.engine == engine:
-            return e
+            return e.scenario, e.memory
         kv_dtype = {"llama.cpp": {"fp8": "q8_0"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
             e.scenario.kv_dtype, e.scenario.kv_dtype)
+        scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype)
         try:
-            return self.catalog.estimate(self.model, self.hardware,
-                                         replace(e.scenario, engine=engine, kv_dtype=kv_dtype))
+            validate_scenario(scenario)
+            return scenario, plan_memory(self.model, self.hardware, scenario)
         except SizingError:
             return None
 

@@ -305,6 +305,6 @@ def test_compare_column_that_cannot_be_sized_shows_dashes_not_not_published(clie
     published" would claim a published-data gap where nothing was computed."""
     body = re.sub(r"\s+", " ", client.get("/en/compare/llama-3-1-8b-instruct/?hw=rtx-4090&hw=mac-mini-m4-pro-64gb"
                                           "&engine=vllm&kv_dtype=fp8").content.decode())
-    assert "--engine vllm: vllm is sized on" in body
+    assert "vLLM does not run on Mac mini M4 Pro 64GB; choose llama.cpp." in body  # worded for the page
     required = re.search(r'Required memory</th><td class="num">([^<]*)</td><td class="num">([^<]*)</td>', body)
     assert required.group(1).endswith("GiB") and required.group(2) == "—"

@@ -529,40 +529,74 @@ def offloaded_read_gbs(hardware: HardwareSpec, scenario: Scenario) -> float:
     return ram_gbs
 
 
-def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
-                    params: ParameterCount) -> Speeds:
-    reads = _read_bytes(model, plan, scenario.depth)
+@dataclass(frozen=True)
+class _SpeedInputs:
+    """What decode and prefill share: the bytes a token reads and the per-layer terms of the shapes."""
+
+    reads: _ReadBytes
+    shapes: ModelSpec | None
+    num_layers: int
+    moe_layers: int
+    parallelism: str
+    allreduce: float
+    experts_per_token: int
+    num_experts: int
+    flops: float
+
+
+def _speed_inputs(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, params: ParameterCount) -> _SpeedInputs:
     shapes = _shape_source(model)
-    num_layers = shapes.num_layers if shapes is not None else 0
-    moe_layers = sum(layer.ffn == "moe" for layer in shapes.layers) if shapes is not None else 0
-    parallelism = "tensor" if scenario.engine == "vllm" else "layer"
-    allreduce = model.hidden_size * ALLREDUCE_ELEMENT_BYTES
     moe = model.moe
-    k, experts = (moe.experts_per_token, moe.num_experts) if moe else (0, 0)
-    attention_at_depth = _attention_flops(shapes, scenario.depth)
-    flops = 2 * params.matmul_active  # the embedding lookup is no matmul (ParameterCount.matmul_active)
+    return _SpeedInputs(
+        reads=_read_bytes(model, plan, scenario.depth), shapes=shapes,
+        num_layers=shapes.num_layers if shapes is not None else 0, moe_layers=_moe_layer_count(shapes),
+        parallelism="tensor" if scenario.engine == "vllm" else "layer",
+        allreduce=model.hidden_size * ALLREDUCE_ELEMENT_BYTES,
+        experts_per_token=moe.experts_per_token if moe else 0, num_experts=moe.num_experts if moe else 0,
+        flops=2 * params.matmul_active)  # the embedding lookup is no matmul (ParameterCount.matmul_active)
+
+
+@lru_cache(maxsize=1024)
+def _moe_layer_count(shapes: ModelSpec | None) -> int:
+    return sum(layer.ffn == "moe" for layer in shapes.layers) if shapes is not None else 0
+
+
+def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                  params: ParameterCount, inputs: _SpeedInputs | None = None) -> tuple[DecodeSpeed, AggregateDecode]:
+    """One stream's decode and all concurrent streams' together (what a cost per token needs; no prefill)."""
+    i = inputs or _speed_inputs(model, scenario, plan, params)
+    reads = i.reads
     offload_gbs = offloaded_read_gbs(hardware, scenario)
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
-        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=num_layers, gpus=scenario.gpus,
-        parallelism=parallelism, tp_allreduce_bytes_per_token=allreduce,
-        ram_bandwidth_gbs=offload_gbs, moe_layers=moe_layers)
+        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=scenario.gpus,
+        parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce,
+        ram_bandwidth_gbs=offload_gbs, moe_layers=i.moe_layers)
     aggregate = aggregate_decode(
         batch=concurrent_sequences(scenario, plan), weight_bytes_gpu=reads.gpu_weights,
-        flops_per_token=flops + attention_at_depth,
-        hardware=hardware, num_layers=num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
+        flops_per_token=i.flops + _attention_flops(i.shapes, scenario.depth),
+        hardware=hardware, num_layers=i.num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
         weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
-        experts_per_token=k, num_experts=experts, gpus=scenario.gpus, parallelism=parallelism,
-        tp_allreduce_bytes_per_token=allreduce, ram_bandwidth_gbs=offload_gbs, moe_layers=moe_layers)
+        experts_per_token=i.experts_per_token, num_experts=i.num_experts, gpus=scenario.gpus,
+        parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=offload_gbs,
+        moe_layers=i.moe_layers)
+    return decode, aggregate
+
+
+def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                    params: ParameterCount) -> Speeds:
+    i = _speed_inputs(model, scenario, plan, params)
+    decode, aggregate = decode_speeds(model, hardware, scenario, plan, params, i)
+    k, experts = i.experts_per_token, i.num_experts
     mean_context = scenario.depth + scenario.prompt / 2
     prefill = prefill_speed(
-        flops_per_token=flops, prompt=scenario.prompt, hardware=hardware,
-        weight_bytes=reads.resident_weights, num_layers=num_layers,
-        attention_flops_per_token=_attention_flops(shapes, mean_context),
+        flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,
+        weight_bytes=i.reads.resident_weights, num_layers=i.num_layers,
+        attention_flops_per_token=_attention_flops(i.shapes, mean_context),
         routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
-        routed_expert_bytes=reads.resident_experts, experts_per_token=k, num_experts=experts,
-        weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=parallelism,
-        tp_allreduce_bytes_per_token=allreduce, n_ubatch=scenario.n_ubatch)
+        routed_expert_bytes=i.reads.resident_experts, experts_per_token=k, num_experts=experts,
+        weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=i.parallelism,
+        tp_allreduce_bytes_per_token=i.allreduce, n_ubatch=scenario.n_ubatch)
     return Speeds(decode, aggregate, prefill)
 
 
@@ -726,15 +760,21 @@ def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
     """
     by_slug = {spec.slug: spec for spec in catalog}
     by_slug[hardware.slug] = hardware
+    # Offers of the same accelerator × count decode at the same speed, so of each such group only the cheapest
+    # per hour can make a token cheapest: one plan and one speed per group.
+    cheapest_per_group: dict[tuple[str, int], CloudOfferSpec] = {}
+    for offer in sorted(offers, key=offer_order):
+        cheapest_per_group.setdefault((offer.accelerator_slug, offer.gpu_count), offer)
     costs = []
-    for offer in offers:
+    for offer in cheapest_per_group.values():
         accelerator = by_slug.get(offer.accelerator_slug)
         if not _offer_fits(model, accelerator, scenario, offer):
             continue
         on_offer = replace(scenario, gpus=offer.gpu_count)
-        speeds = estimate_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer), params)
-        costs.append(ServingCost.on_offer(offer, decode_tok_s=speeds.decode.tokens_per_s, batch=scenario.batch,
-                                          aggregate_decode_tok_s=speeds.aggregate.tokens_per_s,
+        decode, aggregate = decode_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer),
+                                          params)
+        costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
+                                          aggregate_decode_tok_s=aggregate.tokens_per_s,
                                           accelerator_name=accelerator.name))
     return min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
 
