@@ -91,7 +91,7 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
         offer = min((o for o in catalog.offers if o.accelerator_slug == choice.slug and o.gpu_count == choice.count),
                     key=lambda o: o.hourly_usd, default=None)
         cost = (cost_per_million_tokens(estimate.decode.tokens_per_s, offer.hourly_usd)
-                if offer is not None and estimate is not None and estimate.fit.fits else None)
+                if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs else None)
         price = price_per_usable_gb(price_usd=hardware.price_usd, gpus=choice.count,
                                     usable_bytes_per_gpu=usable_bytes(hardware))
         columns.append(Column(choice, hardware, estimate, error, offer, cost, price,

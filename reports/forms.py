@@ -16,6 +16,7 @@ from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, engine_runs_on
 from reports.sizing.specs import HardwareSpec, Scenario
+from reports.templatetags.labels import ARCHITECTURES
 from reports.widgets import FastNumberInput, FastSelect
 
 ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
@@ -186,19 +187,29 @@ class CustomHardwareForm(forms.Form):
                                      max_value=HARDWARE_NUMBER_LIMITS["bandwidth_gbs"][1])
     fp16_tflops = _number_field(label=_("Dense FP16 TFLOPS (optional)"), min_value=0.01, required=False,
                                    max_value=HARDWARE_NUMBER_LIMITS["fp16_tflops"][1])
+    # GeForce cards run llama.cpp's prefill at their FP16-accumulate rate, and the architecture sets the share of
+    # the peak llama.cpp reaches (throughput.tensor_peak_tflops): a copy of a catalog card keeps both.
+    fp16_acc_tflops = _number_field(label=_("FP16 TFLOPS with FP16 accumulate (optional; GeForce)"),
+                                    min_value=0.01, required=False,
+                                    max_value=HARDWARE_NUMBER_LIMITS["fp16_acc_tflops"][1])
     tdp_w = _number_field(label=_("Power (W, optional)"), min_value=1, required=False,
                              max_value=HARDWARE_NUMBER_LIMITS["tdp_w"][1])
     kind = forms.ChoiceField(label=_("Kind"), choices=HARDWARE_KINDS, widget=FastSelect, initial="discrete")
     backend = forms.ChoiceField(label=_("Backend"), choices=HARDWARE_BACKENDS, widget=FastSelect, initial="cuda")
+    architecture = forms.ChoiceField(label=_("Architecture (optional)"), required=False, widget=FastSelect,
+                                     choices=[("", _("not known"))] + sorted(ARCHITECTURES.items(),
+                                                                              key=lambda item: item[1]))
 
-    FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "tdp_w", "kind", "backend")
+    FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "tdp_w", "kind", "backend",
+              "architecture")
 
     @classmethod
     def initial_for(cls, hardware: HardwareSpec) -> dict[str, str]:
         """Query values describing a catalog accelerator: the starting point of "my hardware"."""
         values = {"name": hardware.name, "memory_gb": hardware.memory_gb, "bandwidth_gbs": hardware.bandwidth_gbs,
-                  "fp16_tflops": hardware.fp16_tflops, "tdp_w": hardware.tdp_w, "kind": hardware.kind,
-                  "backend": hardware.backend}
+                  "fp16_tflops": hardware.fp16_tflops, "fp16_acc_tflops": hardware.fp16_acc_tflops,
+                  "tdp_w": hardware.tdp_w, "kind": hardware.kind, "backend": hardware.backend,
+                  "architecture": hardware.architecture if hardware.architecture in ARCHITECTURES else None}
         return {key: f"{value:g}" if isinstance(value, float) else str(value)
                 for key, value in values.items() if value is not None}
 

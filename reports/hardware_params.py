@@ -10,9 +10,9 @@ from reports.sizing.errors import SizingError
 from reports.sizing.estimate import hardware_from_dict
 from reports.sizing.specs import HardwareSpec
 
-NUMBER_PARAMS = ("memory_gb", "bandwidth_gbs", "fp16_tflops", "fp8_tflops", "tdp_w", "usable_memory_factor",
-                 "interconnect_gbs", "price_usd")
-TEXT_PARAMS = ("name", "vendor", "kind", "backend", "interconnect")
+NUMBER_PARAMS = ("memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "fp8_tflops", "tdp_w",
+                 "usable_memory_factor", "interconnect_gbs", "price_usd")
+TEXT_PARAMS = ("name", "vendor", "kind", "backend", "interconnect", "architecture")
 HARDWARE_PARAMS = NUMBER_PARAMS + TEXT_PARAMS
 DEFAULT_NAME = "My hardware"
 
@@ -31,7 +31,7 @@ def hardware_from_params(params: Mapping[str, str], *, option: str) -> HardwareS
         if not math.isfinite(value):
             raise SizingError(f"{option}: {key!r} must be a finite number (got {raw!r})")
         data[key] = value
-    for key in ("vendor", "kind", "backend", "interconnect"):
+    for key in ("vendor", "kind", "backend", "interconnect", "architecture"):
         if params.get(key):
             data[key] = params[key]
     return hardware_from_dict(data, slug="custom", option=option)

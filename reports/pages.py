@@ -22,7 +22,9 @@ from catalog.models import LLMModel
 from reports.estimates import CatalogSnapshot
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import MemoryPlan, attention_kind, estimate_speeds, fitting_plan, plan_memory
+from reports.sizing.estimate import (
+    MemoryPlan, attention_kind, estimate_speeds, fitting_plan, format_runs_on, plan_memory,
+)
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
@@ -35,6 +37,8 @@ SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
+# Every format a hardware table may choose, by quality (runnable_ladder adds F16 and Q4_0 for llama.cpp's CANN).
+QUALITY_ORDER = ("F16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q4_0", "IQ4_XS", "Q3_K_M", "Q2_K")
 # Sorting by verdict puts the comfortable fits first.
 # "unsupported": memory would hold it, but the engine's backend does not run the format (MemoryPlan.format_runs).
 VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3, "unsupported": 4}
@@ -292,7 +296,10 @@ class ModelRow:
 
     @property
     def ladder_rank(self) -> int | None:
-        return FORMAT_LADDER.index(self.quant) if self.quant else None
+        """Best quality first (QUALITY_ORDER: F16 and Q4_0 where a backend runs few formats)."""
+        if not self.quant:
+            return None
+        return QUALITY_ORDER.index(self.quant) if self.quant in QUALITY_ORDER else None
 
 
 HARDWARE_TABLE_COLUMNS = (
@@ -306,6 +313,20 @@ HARDWARE_TABLE_COLUMNS = (
 )
 
 
+def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, ...]:
+    """The formats of `ladder` the engine's backend runs on this accelerator; where it runs none of them (llama.cpp
+    on the Ascend 310P runs F16 and F32 only), F16 when it runs that."""
+    runnable = tuple(quant for quant in ladder if format_runs_on(engine, quant, hardware))
+    if len(runnable) == len(ladder):
+        return runnable
+    # A backend that runs few formats (llama.cpp's CANN: F16, Q8_0, Q4_0) adds its own 4-bit one, and F16 only
+    # where it runs nothing smaller (the Ascend 310P): the ladder starts at 8 bits elsewhere.
+    runnable += tuple(quant for quant in ("Q4_0",) if format_runs_on(engine, quant, hardware))
+    if not runnable:
+        runnable = tuple(quant for quant in ("F16",) if format_runs_on(engine, quant, hardware))
+    return tuple(sorted(runnable, key=QUALITY_ORDER.index))
+
+
 def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario = DEFAULT_SCENARIO,
                         ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, MemoryPlan] | None:
     """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
@@ -316,7 +337,8 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
     def fitting(quant: str) -> MemoryPlan | None:
         return fitting_plan(model, hardware, replace(scenario, quant=quant))
 
-    if fitting(ladder[-1]) is None:
+    ladder = runnable_ladder(hardware, scenario.engine, ladder)
+    if not ladder or fitting(ladder[-1]) is None:
         return None
     for quant in ladder:
         plan = fitting(quant)
@@ -330,7 +352,8 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     params = count_parameters(model)
     best = best_fitting_format(model, hardware)
     if best is None:
-        return ModelRow(row, params.total or None, None, None, None, "exceeds", report_url, model_url,
+        verdict = "exceeds" if runnable_ladder(hardware, DEFAULT_SCENARIO.engine) else "unsupported"
+        return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
                         not model.layer_count_known)
     quant, plan = best
     scenario = replace(DEFAULT_SCENARIO, quant=quant)
@@ -351,6 +374,11 @@ class HardwarePage:
     @property
     def usable_bytes(self) -> float:
         return usable_bytes(self.hardware)
+
+    @property
+    def ladder(self) -> str:
+        """The formats this page's table chooses from (fewer where llama.cpp's backend runs only some)."""
+        return ", ".join(runnable_ladder(self.hardware, DEFAULT_SCENARIO.engine))
 
     @property
     def spec_sources(self) -> list[str]:

@@ -427,7 +427,7 @@ class ReportPage:
             plan, speeds = sized
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
-                                  plan.fit.verdict, speeds.decode.tokens_per_s,
+                                  plan.fit.verdict if plan.format_runs else "unsupported", speeds.decode.tokens_per_s,
                                   smallest_fitting(self.model, replace(scenario, gpus=1),
                                                    self.catalog.hardware_by_memory), plan.weights.source,
                                   plan.weights.rule_from, plan.runs))

@@ -528,3 +528,62 @@ def test_tensor_parallel_weights_explain_the_replicated_share(client):
     assert (f"keeps {tp.replicated_bytes / GIB:.2f} GiB of them (norms, routers and other small tensors) whole on "
             f"every GPU: {tp.per_rank_bytes / GIB:.2f} GiB per GPU, {tp.all_ranks_bytes / GIB:.2f} GiB in all.") in text
     assert f"Model weights: {tp.all_ranks_bytes / GIB:.2f} GiB" in text
+
+
+def test_cann_hardware_pages_choose_from_the_formats_the_backend_runs(client):
+    """Every Ascend page said "0 of 82 fit" once the K-quants no longer ran there: the ladder started at Q2_K."""
+    text = text_of(client, "/en/hardware/ascend-910b-64gb/")
+    assert "of 82 open-weight LLMs fit" in text and " 0 of 82 open-weight" not in text
+    assert "the highest-quality format of Q8_0, Q4_0 that fits" in text
+    atlas = text_of(client, "/en/hardware/atlas-300i-duo-96gb/")
+    assert "the highest-quality format of F16 that fits" in atlas and " 0 of 82 open-weight" not in atlas
+
+
+def test_vllm_with_a_queue_keeps_required_for_all_sequences_and_no_system_ram(client):
+    """Llama 3.1 8B BF16 at 32K, batch 64, on an RTX 4090 under vLLM: the card read "20.93 GiB on the GPU, 252.00 GiB
+    in system RAM (llama.cpp keeps …)" beside "Tight headroom"."""
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090",
+                               query="engine=vllm&quant=BF16&context=32768&batch=64"))
+    card = text[text.index("Required memory"):text.index("Speed and cost")]
+    assert "in system RAM" not in card
+    assert re.search(r"for all 64 sequences at full context at once; vLLM's KV pool holds 1 of them at a time "
+                     r"\(the rest wait\), which needs [\d.]+ GiB on the fullest GPU", card)
+
+
+def test_an_explicit_offload_that_still_exceeds_reads_as_not_running(client):
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="offload=10"))
+    assert "it still runs" not in text
+    assert "it does not run as configured" in text
+    assert "nothing can move to system RAM" not in text
+    assert "Moving more to system RAM, or an automatic offload, makes it run." in text
+
+
+def test_a_format_the_backend_does_not_run_is_not_called_a_fit(client):
+    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
+    assert "The memory would hold it, but Q4_K_M does not run here" in text
+    assert "Fits with safe headroom" not in text and "leaving" not in text.split("Engineering notes")[1][:300]
+    compare = text_of(client, "/en/compare/qwen3-8b/?hw=atlas-300i-duo-96gb&hw=rtx-4090")
+    assert "format not supported" in compare
+
+
+def test_a_tied_head_left_in_system_ram_runs(client):
+    """Gemma 3 12B BF16 on an RTX 4090: llama.cpp's automatic offload leaves only the tied output head in system RAM
+    (-ngl 48, 0 bytes of offloaded weights) and fits; the page said it does not run."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("gemma-3-12b-it"), catalog.hardware["rtx-4090"], Scenario(quant="BF16"))
+    assert plan.fit.verdict == "exceeds" and plan.placement.mode == "auto" and plan.placement.offloaded_bytes == 0
+    assert plan.runs
+    text = text_of(client, url("gemma-3-12b-it", "rtx-4090", query="quant=BF16"))
+    assert "it does not run there" not in text and "unified memory, or vLLM" not in text
+
+
+def test_an_explicit_offload_of_an_estimated_moe_is_not_free():
+    """Without shapes the pseudo-block's "experts" are the bytes a token does not read: moving them first made
+    --offload-pct 30 decode faster than the automatic offload (Qwen3.6 35B-A3B on an RTX 5080: 471 vs 107 tok/s)."""
+    _, catalog = current_catalog()
+    model, card = catalog.model("qwen3-6-35b-a3b"), catalog.hardware["rtx-5080"]
+    automatic = catalog.estimate(model, card, Scenario())
+    explicit = catalog.estimate(model, card, Scenario(offload_pct=30))
+    assert explicit.placement.offloaded_bytes > automatic.placement.offloaded_bytes
+    assert explicit.decode.tokens_per_s < automatic.decode.tokens_per_s
+    assert explicit.decode.weight_bytes_ram > 0

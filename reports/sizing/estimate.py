@@ -162,8 +162,11 @@ class MemoryPlan:
         """Whether the configuration runs at all: it fits, or llama.cpp's automatic offload moved what does not fit
         to system RAM. "exceeds" on unified memory (no separate RAM) or under vLLM (no automatic offload) does not
         run, so it has no speed."""
-        memory_runs = self.fit.fits or self.placement.automatic_offload  # an explicit share that still exceeds fails
-        return memory_runs and self.format_runs
+        placement = self.placement
+        # llama.cpp's automatic offload runs it when what stays on the GPUs fits (for a tied head it may move only
+        # the output layer, 0 bytes of offloaded weights); an explicit share that still exceeds fails.
+        offload_runs = placement.mode == "auto" and placement.per_gpu_bytes <= self.fit.usable_bytes_per_gpu
+        return (self.fit.fits or offload_runs) and self.format_runs
 
     @property
     def tied_output_copy_bytes(self) -> float:

@@ -125,10 +125,12 @@ class FitResult:
 
     @property
     def system_ram_bytes(self) -> float:
-        """The part of required_bytes that stays in system RAM by design or by --offload-pct (llama.cpp keeps the
-        input embedding and its host buffers there, llama-model.cpp/llama-context.cpp); automatic offload is not
-        included (it is what the GPUs could not hold)."""
-        return max(self.required_bytes - self.gpu_demand_bytes, 0.0)
+        """What stays in system RAM by design or by --offload-pct (llama.cpp keeps the input embedding and its host
+        buffers there, llama-model.cpp/llama-context.cpp); automatic offload is not included (it is what the GPUs
+        could not hold). Taken from the placement, not as required − demand: under vLLM the demand holds one
+        sequence's KV and required all of --batch (the rest wait in its queue), which is no system RAM."""
+        placement = self.placement
+        return placement.host_bytes + (placement.offloaded_bytes if placement.mode == "explicit" else 0.0)
 
 
 def assess_fit(placement: Placement, *, required_bytes: float, hardware: HardwareSpec, gpus: int,
@@ -315,8 +317,17 @@ def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offlo
     """--offload-pct: exactly that share of the weights to RAM, routed experts first, then block by block."""
     layout = demand.layout
     target = offload_pct / 100 * layout.file_bytes
-    experts_moved = min(target, sum(block.expert_bytes for block in layout.blocks))
-    dense_moved = min(target - experts_moved, sum(block.other_bytes for block in layout.blocks) + layout.output_bytes)
+    experts = sum(block.expert_bytes for block in layout.blocks)
+    dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
+    if layout.estimated:
+        # Without shapes the pseudo-block's "experts" are the bytes a token does not read, not routed experts a
+        # token reads k/E of: moving them first made the offload free. Move active and idle bytes in proportion,
+        # as the automatic offload of such a layout does (_continuous_offload).
+        share = min(target / (experts + dense), 1.0) if experts + dense else 0.0
+        experts_moved, dense_moved = experts * share, dense * share
+    else:
+        experts_moved = min(target, experts)
+        dense_moved = min(target - experts_moved, dense)
     device = list(full.device)
     # Take the moved bytes from the GPUs in proportion to what each holds (a --tensor-split the user would pick).
     held = sum(device) - len(device) * demand.device_fixed_bytes

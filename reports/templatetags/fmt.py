@@ -34,7 +34,10 @@ def usd(value, digits: int = 2) -> str:
 
 @register.filter
 def pct(value, digits: int = 0) -> str:
-    """A fraction as a percentage: {{ 0.8|pct }} → 80 %, {{ 0.00045|pct:2 }} → 0.04 % (0,04 % in German)."""
+    """A fraction as a percentage: {{ 0.8|pct }} → 80 %, {{ 0.00045|pct:2 }} → 0.04 % (0,04 % in German). A value
+    that rounds to zero reads 0 %, not "-0.00 %"."""
+    if isinstance(value, int | float) and round(value * 100, int(digits)) == 0:
+        value = 0.0
     return _or_not_published(None if value == "" else formatting.percent(value, get_language(), int(digits)))
 
 
