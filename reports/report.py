@@ -28,7 +28,7 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
-    plan_memory, validate_scenario,
+    cann_formats, plan_memory, validate_scenario,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -297,7 +297,7 @@ class ReportPage:
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
-        return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus))
+        return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus, offload_pct=None))
 
     @cached_property
     def rent_offer(self) -> OfferRow | None:
@@ -418,6 +418,8 @@ class ReportPage:
         formats = [NATIVE_FORMAT.get(self.model.native_dtype, "BF16"), *MATRIX_FORMATS]
         if e.scenario.quant not in formats:
             formats.append(e.scenario.quant)
+        if self.hardware.backend == "cann" and e.scenario.engine == "llama.cpp":
+            formats += sorted(cann_formats(self.hardware))  # the few llama.cpp runs there (F16 on the 310P)
         rows = []
         for quant in dict.fromkeys(formats):
             scenario = replace(e.scenario, quant=quant)
@@ -458,7 +460,8 @@ class ReportPage:
 
     @cached_property
     def recommendations(self) -> Recommendations:
-        return recommend_hardware(self.model, self.estimate.scenario,
+        # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have.
+        return recommend_hardware(self.model, replace(self.estimate.scenario, offload_pct=None),
                                   hardware_catalog=tuple(self.catalog.hardware.values()), offers=self.catalog.offers)
 
     # ---- section 16

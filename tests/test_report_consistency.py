@@ -587,3 +587,24 @@ def test_an_explicit_offload_of_an_estimated_moe_is_not_free():
     assert explicit.placement.offloaded_bytes > automatic.placement.offloaded_bytes
     assert explicit.decode.tokens_per_s < automatic.decode.tokens_per_s
     assert explicit.decode.weight_bytes_ram > 0
+
+
+def test_cloud_and_recommendations_hold_the_model_without_the_visitors_offload(client):
+    """Llama 3.3 70B on an RTX 4090 with offload=10: the RTX PRO 6000 was priced at ~10.1 tok/s, a third of the
+    ~32.9 tok/s it has holding the model."""
+    _, catalog = current_catalog()
+    pro = catalog.estimate(catalog.model("llama-3-3-70b-instruct"), catalog.hardware["rtx-pro-6000-blackwell"],
+                           Scenario())
+    speed = f"~{pro.decode.tokens_per_s:.1f} tok/s"
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="offload=10"))
+    assert f"RTX PRO 6000 Blackwell at $0.66/h ({speed} there)" in text
+    assert f"96 GB · ~$8,500 · {speed}" in text
+
+
+def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(client):
+    """"419.08 GiB needed; it lacks 175.35 GiB" did not subtract (419.08 − 243.2 = 175.88): the shortfall is the
+    GPU's demand, 418.55 GiB, less its usable memory."""
+    text = text_of(client, url("glm-5", "instinct-mi325x-256gb"))
+    m = re.search(r"the GPU would need ([\d.,]+) GiB of its ([\d.]+) GiB usable, ([\d.]+) GiB more", text)
+    need, usable, more = (float(v.replace(",", "")) for v in m.groups())
+    assert need - usable == pytest.approx(more, abs=0.011)

@@ -768,6 +768,9 @@ def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
     cheapest_per_group: dict[tuple[str, int], CloudOfferSpec] = {}
     for offer in sorted(offers, key=offer_order):
         cheapest_per_group.setdefault((offer.accelerator_slug, offer.gpu_count), offer)
+    # A cloud offer is priced holding the whole model on its GPUs: the visitor's --offload-pct is for their own
+    # hardware (it made an RTX PRO 6000 offer decode at a third of its speed).
+    scenario = replace(scenario, offload_pct=None)
     costs = []
     for offer in cheapest_per_group.values():
         accelerator = by_slug.get(offer.accelerator_slug)

@@ -124,6 +124,11 @@ class FitResult:
         return sum(self.placement.demand_per_gpu)
 
     @property
+    def fullest_gpu_demand_bytes(self) -> float:
+        """What the fullest GPU must hold before automatic offload (usable − headroom)."""
+        return max(self.placement.demand_per_gpu, default=0.0)
+
+    @property
     def system_ram_bytes(self) -> float:
         """What stays in system RAM by design or by --offload-pct (llama.cpp keeps the input embedding and its host
         buffers there, llama-model.cpp/llama-context.cpp); automatic offload is not included (it is what the GPUs

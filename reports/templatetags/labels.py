@@ -80,6 +80,16 @@ def runtime_term_label(name: str) -> str:
     return str(RUNTIME_TERMS.get(name, name))
 
 
+# throughput.backend_class: the calibrated classes by name; "other" (SYCL, CANN, ...) borrows Vulkan's constants.
+BACKEND_CLASSES = {"cuda": "CUDA", "rocm": "ROCm", "metal": "Metal", "vulkan": "Vulkan",
+                   "other": _("Vulkan, whose constants stand in for backends without measurements")}
+
+
+@register.filter
+def backend_class_label(name: str) -> str:
+    return str(BACKEND_CLASSES.get(name, name))
+
+
 @register.filter
 def billing_label(billing: str) -> str:
     return str(BILLING.get(billing, billing)) if billing else "—"
