@@ -106,7 +106,7 @@ def test_fine_tuning_memory_does_not_depend_on_the_serving_engine(client):
     # QLoRA of a 70B model needs 43.97 GiB: within an L40S's usable 45.6 GiB, above vLLM's 42.76 GiB serving budget.
     llama = section("engine=llama.cpp&kv_dtype=f16")
     assert section("engine=vllm&kv_dtype=f16&context=32768") == llama
-    assert "Fits on one" in llama.split("</article>")[0]
+    assert "Fits on 1 × L40S 48GB" in llama.split("</article>")[0]
 
 
 @pytest.mark.parametrize("lang, caption_text, more_text", [("en", "{n} of {n} catalog", "{more} more offers"),
