@@ -335,7 +335,11 @@ def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
     with a format other than cann_formats)."""
     if engine != "llama.cpp" or hardware.backend != "cann":
         return True
-    return quant in cann_formats(hardware)
+    try:
+        name = quant_format(quant).name  # the canonical name ("f16" on the command line is F16)
+    except SizingError:
+        return True  # an unknown format is refused by validate_scenario with its own message
+    return name in cann_formats(hardware)
 
 
 def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:

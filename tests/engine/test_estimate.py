@@ -365,3 +365,13 @@ def test_an_explicit_offload_that_still_exceeds_does_not_run():
     assert "explicit_offload_exceeds" in [note.code for note in fixed.warnings]
     automatic = estimate(LLAMA_3_70B, RTX_4090, Scenario())
     assert automatic.memory.runs and automatic.placement.automatic_offload
+
+
+def test_cann_formats_are_matched_by_their_canonical_name():
+    from reports.sizing.estimate import format_runs_on
+
+    atlas = HardwareSpec(slug="atlas", name="Atlas 300I Duo", vendor="Huawei", memory_gb=96, bandwidth_gbs=408,
+                         backend="cann", architecture="ascend-310p")
+    assert format_runs_on("llama.cpp", "f16", atlas) and format_runs_on("llama.cpp", "F16", atlas)
+    assert not format_runs_on("llama.cpp", "q4_k_m", atlas) and not format_runs_on("llama.cpp", "Q8_0", atlas)
+    assert format_runs_on("llama.cpp", "Q8_0", replace(atlas, architecture=""))  # other Ascend cards run Q8_0
