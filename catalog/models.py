@@ -348,6 +348,11 @@ class CloudOffer(SeededModel):
     def __str__(self) -> str:
         return f"{self.provider}: {self.gpu_count}× {self.accelerator}"
 
+    @property
+    def verified_month_only(self) -> bool:
+        """As CloudOfferSpec.verified_month_only: the source dates the price by month."""
+        return self.verified_precision == DatePrecision.MONTH
+
     def save(self, *args, **kwargs) -> None:
         super().save(*args, **kwargs)
         PriceRecord.record(self, cloud_offer=self, accelerator=self.accelerator, usd=self.hourly_usd,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext, gettext_lazy as _
 
+from reports.forms import ENGINES
 from reports.sizing.errors import SizingError
 
 # parallelism.py's names for what tensor parallelism splits.
@@ -21,14 +22,11 @@ SPLIT_PARTS = {
 }
 
 
-ENGINE_NAMES = {"vllm": "vLLM", "llama.cpp": "llama.cpp"}
-
-
 def sizing_error_text(error: SizingError) -> str:
     """The page's wording of an engine error (the engine's own message when it has no code)."""
     p = dict(error.params)
     if "engine" in p:
-        p["engine"] = ENGINE_NAMES.get(p["engine"], p["engine"])
+        p["engine"] = dict(ENGINES).get(p["engine"], p["engine"])
     what = str(SPLIT_PARTS.get(p.get("what", ""), p.get("what", "")))
     texts = {
         "vllm_format_on_llama_cpp": lambda: gettext(

@@ -23,7 +23,7 @@ from reports.estimates import CatalogSnapshot
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    MemoryPlan, attention_kind, estimate_speeds, fitting_plan, format_runs_on, plan_memory,
+    MemoryPlan, attention_kind, backend_formats, estimate_speeds, fitting_plan, plan_memory,
 )
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
@@ -314,17 +314,14 @@ HARDWARE_TABLE_COLUMNS = (
 
 
 def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, ...]:
-    """The formats of `ladder` the engine's backend runs on this accelerator; where it runs none of them (llama.cpp
-    on the Ascend 310P runs F16 and F32 only), F16 when it runs that."""
-    runnable = tuple(quant for quant in ladder if format_runs_on(engine, quant, hardware))
-    if len(runnable) == len(ladder):
-        return runnable
-    # A backend that runs few formats (llama.cpp's CANN: F16, Q8_0, Q4_0) adds its own 4-bit one, and F16 only
-    # where it runs nothing smaller (the Ascend 310P): the ladder starts at 8 bits elsewhere.
-    runnable += tuple(quant for quant in ("Q4_0",) if format_runs_on(engine, quant, hardware))
-    if not runnable:
-        runnable = tuple(quant for quant in ("F16",) if format_runs_on(engine, quant, hardware))
-    return tuple(sorted(runnable, key=QUALITY_ORDER.index))
+    """The formats a hardware table chooses from: `ladder`, or where the backend runs only a few formats
+    (estimate.backend_formats: llama.cpp's CANN runs F16, Q8_0, Q4_0) those of 8 bits and below, and F16 only
+    where it runs nothing smaller (the Ascend 310P)."""
+    formats = backend_formats(engine, hardware)
+    if formats is None:
+        return tuple(ladder)
+    runnable = tuple(quant for quant in QUALITY_ORDER if quant in formats and quant != "F16")
+    return runnable or tuple(quant for quant in ("F16",) if quant in formats)
 
 
 def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario = DEFAULT_SCENARIO,

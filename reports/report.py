@@ -28,7 +28,7 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
-    cann_formats, plan_memory, validate_scenario,
+    backend_formats, plan_memory, validate_scenario,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
@@ -418,8 +418,7 @@ class ReportPage:
         formats = [NATIVE_FORMAT.get(self.model.native_dtype, "BF16"), *MATRIX_FORMATS]
         if e.scenario.quant not in formats:
             formats.append(e.scenario.quant)
-        if self.hardware.backend == "cann" and e.scenario.engine == "llama.cpp":
-            formats += sorted(cann_formats(self.hardware))  # the few llama.cpp runs there (F16 on the 310P)
+        formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few
         rows = []
         for quant in dict.fromkeys(formats):
             scenario = replace(e.scenario, quant=quant)

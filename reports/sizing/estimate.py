@@ -169,6 +169,17 @@ class MemoryPlan:
         return (self.fit.fits or offload_runs) and self.format_runs
 
     @property
+    def not_running_reason(self) -> str | None:
+        """Why the configuration does not run (None when it runs): "format" (the backend does not run the weight
+        format), "explicit_offload" (the chosen offload share still exceeds; more would make it run) or "no_offload"
+        (it exceeds and nothing moves to system RAM on its own: unified memory, or vLLM)."""
+        if self.runs:
+            return None
+        if not self.format_runs:
+            return "format"
+        return "explicit_offload" if self.placement.mode == "explicit" else "no_offload"
+
+    @property
     def tied_output_copy_bytes(self) -> float:
         """The copy of a tied output head (token_embd) llama.cpp puts on the output GPU; part of runtime_bytes."""
         return tied_output_copy_bytes(self.layout)
@@ -326,20 +337,23 @@ CANN_LLAMA_CPP_FORMATS = frozenset({"F16", "F32", "Q8_0", "Q4_0"})
 CANN_310P_LLAMA_CPP_FORMATS = frozenset({"F16", "F32"})
 
 
-def cann_formats(hardware: HardwareSpec) -> frozenset[str]:
+def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | None:
+    """The only weight formats the engine's backend runs on this accelerator; None when it runs every format."""
+    if engine != "llama.cpp" or hardware.backend != "cann":
+        return None
     return CANN_310P_LLAMA_CPP_FORMATS if hardware.architecture == "ascend-310p" else CANN_LLAMA_CPP_FORMATS
 
 
 def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
-    """Whether the engine's backend on this accelerator runs the weight format (False: llama.cpp's CANN backend
-    with a format other than cann_formats)."""
-    if engine != "llama.cpp" or hardware.backend != "cann":
+    """Whether the engine's backend on this accelerator runs the weight format (backend_formats)."""
+    formats = backend_formats(engine, hardware)
+    if formats is None:
         return True
     try:
         name = quant_format(quant).name  # the canonical name ("f16" on the command line is F16)
     except SizingError:
         return True  # an unknown format is refused by validate_scenario with its own message
-    return name in cann_formats(hardware)
+    return name in formats
 
 
 def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
@@ -839,7 +853,7 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
         notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
                           "BF16, FP8, AWQ or GPTQ checkpoints"))
     if not plan.format_runs:
-        formats = sorted(cann_formats(hardware))
+        formats = sorted(backend_formats(scenario.engine, hardware) or ())
         notes.append(Note("format_not_on_backend",
                           f"llama.cpp's CANN backend runs only {', '.join(formats)} models on {hardware.name}: "
                           f"--quant {scenario.quant} does not run there", {"quant": scenario.quant,

@@ -51,19 +51,14 @@ def day(value) -> str:
 
 @register.filter
 def verified_on(offer) -> str:
-    """An offer's verification date, as precise as its source: a day, or only the month when the source gave no
-    day (the catalog stores the 1st of that month)."""
+    """An offer's verification date, as precise as its source: a day (as |day), or only the month when the source
+    gave no day (the catalog stores the 1st of that month). Takes a CloudOffer row or a CloudOfferSpec."""
+    if not offer.verified_month_only or not offer.verified:
+        return day(offer.verified)
     value = offer.verified  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row (hardware page)
-    if not value:
-        return gettext("not published")
     if isinstance(value, str):
         value = dt.date.fromisoformat(value)
-    month_only = getattr(offer, "verified_month_only", None)
-    if month_only is None:
-        month_only = offer.verified_precision == "month"
-    if month_only:
-        return formatting.month(value, get_language())
-    return formatting.date(value, get_language())
+    return formatting.month(value, get_language())
 
 
 @register.filter

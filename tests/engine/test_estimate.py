@@ -362,6 +362,7 @@ def test_an_explicit_offload_that_still_exceeds_does_not_run():
 
     fixed = estimate(LLAMA_3_70B, RTX_4090, Scenario(offload_pct=0))
     assert fixed.fit.verdict == "exceeds" and not fixed.memory.runs
+    assert fixed.memory.not_running_reason == "explicit_offload"
     assert "explicit_offload_exceeds" in [note.code for note in fixed.warnings]
     automatic = estimate(LLAMA_3_70B, RTX_4090, Scenario())
     assert automatic.memory.runs and automatic.placement.automatic_offload
@@ -375,3 +376,6 @@ def test_cann_formats_are_matched_by_their_canonical_name():
     assert format_runs_on("llama.cpp", "f16", atlas) and format_runs_on("llama.cpp", "F16", atlas)
     assert not format_runs_on("llama.cpp", "q4_k_m", atlas) and not format_runs_on("llama.cpp", "Q8_0", atlas)
     assert format_runs_on("llama.cpp", "Q8_0", replace(atlas, architecture=""))  # other Ascend cards run Q8_0
+    assert format_runs_on("vllm", "Q4_K_M", atlas)  # the restriction is llama.cpp's backend's
+    plan = estimate(LLAMA_8B, atlas, Scenario()).memory
+    assert plan.fit.fits and plan.not_running_reason == "format"
