@@ -33,8 +33,7 @@ def sizing_error_text(error: SizingError) -> str:
             "%(quant)s is a vLLM checkpoint format; llama.cpp runs GGUF files. Choose a GGUF format such as Q4_K_M, "
             "or the vLLM engine.") % p,
         "kv_dtype_not_for_engine": lambda: gettext(
-            "This KV-cache precision is not available in %(engine)s: llama.cpp caches FP16, BF16, Q8_0 or Q4_0, vLLM "
-            "FP16, BF16 or FP8.") % p,
+            "This KV-cache precision is not available in %(engine)s; it caches %(choices)s.") % p,
         "engine_not_on_backend": lambda: gettext(
             "%(engine)s does not run on %(hardware)s; choose llama.cpp.") % p,
         "vllm_needs_shapes": lambda: gettext(

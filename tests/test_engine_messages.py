@@ -45,3 +45,16 @@ def test_the_command_line_keeps_the_contracts_message():
 def test_vllm_only_formats_say_so_in_the_configurator(client):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     assert '<option value="FP8">FP8 (vLLM)</option>' in body and '<option value="Q4_K_M" selected>Q4_K_M</option>' in body
+
+
+def test_kv_dtype_message_lists_the_engines_own_choices():
+    from django.utils import translation
+
+    from reports.engine_messages import sizing_error_text
+    from reports.sizing.kv_cache import resolve_kv_dtype
+
+    with pytest.raises(SizingError) as caught:
+        resolve_kv_dtype("fp8", "llama.cpp")
+    with translation.override("de"):
+        text = sizing_error_text(caught.value)
+    assert text == "Diese KV-Cache-Genauigkeit gibt es in llama.cpp nicht; es speichert bf16, f16, f32, q4_0, q8_0."

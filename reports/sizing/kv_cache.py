@@ -207,7 +207,8 @@ def resolve_kv_dtype(kv_dtype: str, engine: str, spec: ModelSpec | None = None) 
         hint = " (llama.cpp has no fp8 KV cache; use q8_0)" if engine == "llama.cpp" and name.startswith("fp8") else ""
         raise SizingError(f"--kv-dtype {kv_dtype!r} is not a {engine} KV cache type{hint}; "
                           f"choose one of {', '.join(sorted(allowed))}",
-                          code="kv_dtype_not_for_engine", params={"kv_dtype": kv_dtype, "engine": engine})
+                          code="kv_dtype_not_for_engine",
+                          params={"kv_dtype": kv_dtype, "engine": engine, "choices": ", ".join(sorted(allowed))})
     if name == "auto":
         # vLLM "auto" = the model dtype; quantized checkpoints (fp8, mxfp4) run bf16 activations.
         native = spec.native_dtype if spec is not None else "bf16"
