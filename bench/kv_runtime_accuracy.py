@@ -283,6 +283,15 @@ def _vllm_kv_measured_rows() -> list[dict]:
     rows.append(_row("gpt-oss-120b H100 available KV GiB (informational)", 1.71,
                      runtime.capacity.available_bytes / GIB,
                      "vllm#27508: version and total memory not in the excerpt", scored=False))
+    # The weights themselves: the checkpoint's MXFP4 experts as vLLM's Marlin kernel pads them (parallelism.py).
+    from bench.model_specs import GPT_OSS_120B
+    from reports.sizing.parallelism import tensor_parallel_weights, vllm_mxfp4_expert_padding
+    from reports.sizing.weights import weight_bytes
+    checkpoint = weight_bytes(GPT_OSS_120B, "MXFP4").total_bytes
+    loaded = tensor_parallel_weights(GPT_OSS_120B, "MXFP4", 1, total_bytes=checkpoint,
+                                     mxfp4_padding=vllm_mxfp4_expert_padding("cuda", "hopper"))
+    rows.append(_row("gpt-oss-120b H100 vLLM weights GiB (Marlin)", 65.9651, loaded.per_rank_bytes / GIB,
+                     "kv_measured.csv, vllm#23278 \"Model loading took\""))
     return rows
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from reports.sizing import economics, estimate, finetune, fit, kv_cache, runtime, throughput, weights
+from reports.sizing import economics, estimate, finetune, fit, kv_cache, parallelism, runtime, throughput, weights
 from reports.sizing.quant import GGML_TYPES, QUANT_FORMATS
 
 ACCURACY_PATH = Path(__file__).resolve().parent / "data" / "accuracy.json"
@@ -337,6 +337,8 @@ class EngineConstants:
     pcie_gbs: float
     cann_formats: str
     cann_310p_formats: str
+    mxfp4_marlin: parallelism.Mxfp4ExpertPadding
+    mxfp4_sm100: parallelism.Mxfp4ExpertPadding
     pcie5_gbs: float
     pcie6_gbs: float
     hopper_tensor_peak_share: float
@@ -409,6 +411,8 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         pcie_gbs=throughput.PCIE_X16_ACHIEVED_GBS[4],
         cann_formats=", ".join(sorted(estimate.CANN_LLAMA_CPP_FORMATS)),
         cann_310p_formats=", ".join(sorted(estimate.CANN_310P_LLAMA_CPP_FORMATS)),
+        mxfp4_marlin=parallelism.vllm_mxfp4_expert_padding("cuda", ""),
+        mxfp4_sm100=parallelism.vllm_mxfp4_expert_padding("cuda", "blackwell-datacenter"),
         pcie5_gbs=throughput.PCIE_X16_ACHIEVED_GBS[5],
         pcie6_gbs=throughput.PCIE_X16_ACHIEVED_GBS[6],
         hopper_tensor_peak_share=throughput.LLAMA_CPP_TENSOR_PEAK_SHARE["hopper"],

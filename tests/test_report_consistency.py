@@ -608,3 +608,26 @@ def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(clie
     m = re.search(r"the GPU would need ([\d.,]+) GiB of its ([\d.]+) GiB usable, ([\d.]+) GiB more", text)
     need, usable, more = (float(v.replace(",", "")) for v in m.groups())
     assert need - usable == pytest.approx(more, abs=0.011)
+
+
+@pytest.mark.parametrize("lang, note, derivation", [
+    ("en", "vLLM's Marlin MoE kernel holds the MXFP4 experts padded (the intermediate size to a multiple of 128, the "
+           "hidden size to a multiple of 256): 5.13 GiB more than the checkpoint's 60.77 GiB.",
+     "vLLM's Marlin MoE kernel pads the MXFP4 experts: 5.13 GiB more per GPU, 65.90 GiB loaded in all."),
+    ("de", "Der Marlin-MoE-Kernel von vLLM hält die MXFP4-Experten aufgefüllt (die Zwischengröße der Experten auf ein "
+           "Vielfaches von 128, die Hidden Size auf ein Vielfaches von 256): 5,13 GiB mehr als die 60,77 GiB des "
+           "Checkpoints.",
+     "Der Marlin-MoE-Kernel von vLLM füllt die MXFP4-Experten auf: 5,13 GiB mehr pro GPU, "
+     "65,90 GiB geladen insgesamt."),
+])
+def test_vllm_counts_the_mxfp4_expert_padding_it_loads(client, lang, note, derivation):
+    """gpt-oss-120b on one H100 under vLLM logged "Model loading took 65.9651 GiB" (vllm-project/vllm#23278); the
+    page sized the checkpoint's 60.77 GiB and said "tight" where vLLM did not start."""
+    _, catalog = current_catalog()
+    result = catalog.estimate(catalog.model("gpt-oss-120b"), catalog.hardware["h100-80gb-sxm"],
+                              Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"))
+    assert result.memory.weights_loaded_bytes / GIB == pytest.approx(65.90, abs=0.005)
+    text = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang, query="engine=vllm&quant=MXFP4&kv_dtype=f16"))
+    assert note in text and derivation in text
+    gguf = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang))  # llama.cpp holds the GGUF as it is
+    assert "MXFP4" in gguf and "Marlin" not in gguf

@@ -50,6 +50,7 @@ from .parallelism import (
     TensorParallelWeights,
     llama_cpp_layout,
     tensor_parallel_weights,
+    vllm_mxfp4_expert_padding,
 )
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
@@ -411,7 +412,8 @@ def _kv_per_block(model: ModelSpec, kv: KvBreakdown | None, layout: LlamaCppLayo
 
 def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
     gpus = scenario.gpus
-    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes)
+    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes,
+                                 mxfp4_padding=vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))
     kv = _kv_or_none(model, scenario)
     if kv is None:
         raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
@@ -858,6 +860,18 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           f"llama.cpp's CANN backend runs only {', '.join(formats)} models on {hardware.name}: "
                           f"--quant {scenario.quant} does not run there", {"quant": scenario.quant,
                                                                            "formats": ", ".join(formats)}))
+    tp = plan.tensor_parallel
+    if tp is not None and tp.mxfp4_padding is not None:
+        padding = tp.mxfp4_padding
+        notes.append(Note("vllm_mxfp4_padding",
+                          f"vLLM's {padding.kernel} MoE kernel holds the MXFP4 experts padded (intermediate size to a "
+                          f"multiple of {padding.intermediate_multiple}, hidden size to {padding.hidden_multiple}): "
+                          f"{_gib(tp.per_rank_padding_bytes * tp.tp)} more than the checkpoint's "
+                          f"{_gib(weights.total_bytes)}",
+                          {"kernel": padding.kernel, "intermediate_multiple": padding.intermediate_multiple,
+                           "hidden_multiple": padding.hidden_multiple,
+                           "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
+                           "checkpoint_gib": weights.total_bytes / GIB}))
     if scenario.engine == "vllm" and model.multimodal:
         notes.append(Note("vllm_vision_encoder", "vLLM also loads the model's vision encoder, which this estimate "
                           "does not count (its shapes are not parsed): expect somewhat less KV memory"))

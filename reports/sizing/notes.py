@@ -32,6 +32,9 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     vLLM with a GGUF format.
 ``format_not_on_backend``      quant: str, formats: str
     llama.cpp's CANN backend does not run this weight format (it runs the listed ones): the plan does not run.
+``vllm_mxfp4_padding``         kernel: str ("Marlin" | "FlashInfer" | "Triton"), intermediate_multiple: int,
+                               hidden_multiple: int, padding_gib: float (all GPUs), checkpoint_gib: float
+    vLLM allocates an MXFP4 checkpoint's routed experts padded for its MoE kernel (parallelism.py).
 ``vllm_vision_encoder``        (none)
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float

@@ -66,6 +66,59 @@ _CHANNEL_SHARDED = frozenset({
 _FFN_SHARDED_PREFIXES = ("ffn_gate", "ffn_up", "ffn_down")
 _REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_shexp", "ffn_down_exps.bias"})
 
+# vLLM allocates the routed experts of an MXFP4 checkpoint (gpt-oss) padded to what its MoE kernel needs:
+# Mxfp4MoEMethod.create_weights (vllm/model_executor/layers/quantization/mxfp4.py, read at vllm-project/vllm commit
+# 007d5005) makes w13 [E, 2·I′, H′/2] with scales [E, 2·I′, H′/32] and w2 [E, H′, I′/2] with [E, H′, I′/32], where
+# I′ = round_up(intermediate_size_per_partition, a_I) and H′ = round_up(hidden_size, a_H). (a_I, a_H) by backend:
+#   * CUDA: Marlin, (128, 256) ("n % 256 == 0 and k % 128 == 0"). get_mxfp4_backend picks Triton instead only when
+#     the triton_kernels package is installed, which `pip install vllm` does not do (vllm-project/vllm#27672).
+#   * CUDA SM100 (B200, B300): FlashInfer MXFP4 BF16, (256, 256); flashinfer-python is in requirements/cuda.txt.
+#   * ROCm: Triton with mxfp4_utils.get_padding_alignment(): 256 on gfx950 (MI355X, CDNA 4), else 128, for both.
+# Evidence: gpt-oss-120b on an H100 (Marlin) logged "Model loading took 65.9651 GiB" (vllm-project/vllm#23278,
+# bench/data/kv_measured.csv); the checkpoint's tensors are 60.77 GiB, and 2880 → 2944 × 3072 adds 5.12 GiB.
+@dataclass(frozen=True)
+class Mxfp4ExpertPadding:
+    """How vLLM pads MXFP4 routed experts on one accelerator: the kernel and the multiples (see above)."""
+
+    kernel: str  # "Marlin" | "FlashInfer" | "Triton"
+    intermediate_multiple: int
+    hidden_multiple: int
+
+
+_VLLM_MXFP4_PADDING_BY_ARCHITECTURE = {
+    ("cuda", "blackwell-datacenter"): Mxfp4ExpertPadding("FlashInfer", 256, 256),
+    ("rocm", "cdna4"): Mxfp4ExpertPadding("Triton", 256, 256),
+}
+_VLLM_MXFP4_PADDING_BY_BACKEND = {
+    "cuda": Mxfp4ExpertPadding("Marlin", 128, 256),
+    "rocm": Mxfp4ExpertPadding("Triton", 128, 128),
+}
+
+
+def vllm_mxfp4_expert_padding(backend: str, architecture: str) -> Mxfp4ExpertPadding | None:
+    """How vLLM pads MXFP4 routed experts on this accelerator; None where the backend's MXFP4 path is not read
+    (Intel XPU's IPEX method, CANN, others): no padding is counted there."""
+    return _VLLM_MXFP4_PADDING_BY_ARCHITECTURE.get((backend, architecture),
+                                                   _VLLM_MXFP4_PADDING_BY_BACKEND.get(backend))
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _mxfp4_padding_ratio(spec: ModelSpec, tensor: Tensor, tp: int, padding: Mxfp4ExpertPadding) -> float:
+    """Padded bytes / checkpoint bytes of one rank's slice of an MXFP4 routed-expert tensor (see above)."""
+    assert spec.moe is not None
+    intermediate = spec.moe.expert_intermediate_size // tp
+    hidden = spec.hidden_size
+    padded_intermediate = _round_up(intermediate, padding.intermediate_multiple)
+    padded_hidden = _round_up(hidden, padding.hidden_multiple)
+    if tensor.name in ("ffn_gate_exps.bias", "ffn_up_exps.bias"):
+        return padded_intermediate / intermediate
+    if tensor.name == "ffn_down_exps.bias":
+        return padded_hidden / hidden
+    return padded_intermediate * padded_hidden / (intermediate * hidden)
+
 
 # --------------------------------------------------------------------------------------------------------------
 # vLLM tensor parallel
@@ -160,6 +213,10 @@ class TensorParallelWeights:
     replicated_bytes: float  # whole-model bytes of the tensors every rank holds in full
     per_rank_expert_bytes: float  # routed experts on one rank
     estimated: bool = False  # no shapes: assumed fully sharded
+    # Bytes one rank allocates beyond the checkpoint's tensors: vLLM's MXFP4 expert padding (part of per_rank_bytes
+    # and per_rank_expert_bytes; not of sharded/replicated, which are the checkpoint's).
+    per_rank_padding_bytes: float = 0.0
+    mxfp4_padding: Mxfp4ExpertPadding | None = None  # set when per_rank_padding_bytes > 0
 
     @property
     def all_ranks_bytes(self) -> float:
@@ -171,22 +228,28 @@ class TensorParallelWeights:
 
 
 def tensor_parallel_weights(
-    spec: ModelSpec, quant: str, tp: int, *, total_bytes: float, include_mtp: bool = False
+    spec: ModelSpec, quant: str, tp: int, *, total_bytes: float, include_mtp: bool = False,
+    mxfp4_padding: Mxfp4ExpertPadding | None = None,
 ) -> TensorParallelWeights:
     """Per-rank weights of ``spec`` in ``quant`` over ``tp`` ranks.
 
     ``total_bytes``: the whole model's weight bytes (weights.weight_bytes total, which may be a published size);
-    the per-tensor rule split is scaled to it. Raises SizingError (naming --gpus) when TP cannot split the model.
+    the per-tensor rule split is scaled to it. ``mxfp4_padding`` (``vllm_mxfp4_expert_padding``): the padding
+    vLLM allocates MXFP4 routed experts with, added on top. Raises SizingError (naming --gpus) when TP cannot split
+    the model.
     """
     check_tensor_parallel(spec, tp, quant)
     if not spec.has_shapes:
         # Stated parameters only: no tensor list, so assume every byte is split (an "estimated" lower bound).
         return TensorParallelWeights(tp, total_bytes / tp, total_bytes, 0.0, 0.0, estimated=True)
-    split = _rank_split(spec, quant_format(quant).name, tp, include_mtp)
+    name = quant_format(quant).name
+    split = _rank_split(spec, name, tp, include_mtp)
     rule_total = split[0] + split[1]
     scale = total_bytes / rule_total if rule_total else 1.0
     sharded, replicated, per_rank, per_rank_experts = (value * scale for value in split)
-    return TensorParallelWeights(tp, per_rank, sharded, replicated, per_rank_experts)
+    padding = _mxfp4_rank_padding(spec, tp, include_mtp, mxfp4_padding) if name == "MXFP4" and mxfp4_padding else 0.0
+    return TensorParallelWeights(tp, per_rank + padding, sharded, replicated, per_rank_experts + padding,
+                                 per_rank_padding_bytes=padding, mxfp4_padding=mxfp4_padding if padding else None)
 
 
 @lru_cache(maxsize=1024)
@@ -203,6 +266,17 @@ def _rank_split(spec: ModelSpec, quant: str, tp: int, include_mtp: bool) -> tupl
         if item.tensor.is_expert:
             per_rank_experts += item.nbytes * share
     return sharded, replicated, per_rank, per_rank_experts
+
+
+@lru_cache(maxsize=256)
+def _mxfp4_rank_padding(spec: ModelSpec, tp: int, include_mtp: bool, padding: Mxfp4ExpertPadding) -> float:
+    """Bytes one rank allocates beyond the checkpoint for MXFP4 routed experts (vLLM's kernel padding)."""
+    added = 0.0
+    for item in sized_tensors(spec, "MXFP4", include_mtp=include_mtp):
+        if item.tensor.is_expert:
+            share = rank_share(spec, item.tensor, tp)
+            added += item.nbytes * share * (_mxfp4_padding_ratio(spec, item.tensor, tp, padding) - 1.0)
+    return added
 
 
 def rank_share(spec: ModelSpec, tensor: Tensor, tp: int) -> float:

@@ -147,3 +147,49 @@ def test_shapeless_model_splits_evenly_and_says_estimated():
                      stated_params_total=10e9, confidence="estimated")
     split = tensor_parallel_weights(spec, "BF16", 4, total_bytes=20e9)
     assert split.per_rank_bytes == 5e9 and split.estimated
+
+
+# ---- vLLM's MXFP4 expert padding (parallelism.py, vllm mxfp4.py Mxfp4MoEMethod.create_weights) ----------------
+
+def _gpt_oss_120b_mxfp4():
+    from bench.model_specs import GPT_OSS_120B
+    return GPT_OSS_120B, weight_bytes(GPT_OSS_120B, "MXFP4").total_bytes
+
+
+def test_marlin_pads_gpt_oss_experts_to_the_logged_load():
+    # gpt-oss-120b: 36 MoE layers × 128 experts, hidden 2880, expert intermediate 2880, MXFP4 = 17 B per 32 weights.
+    # Marlin pads I 2880 → 2944 (multiple of 128) and H 2880 → 3072 (multiple of 256). Per expert:
+    #   gate + up + down weights: 3 × (2944 × 3072 − 2880 × 2880) × 17/32 = 1,195,776 × 3 × 17/32 B
+    #   gate + up biases (BF16): 2 × (2944 − 2880) × 2 B = 256 B; down bias: (3072 − 2880) × 2 B = 384 B.
+    from reports.sizing.parallelism import vllm_mxfp4_expert_padding
+    spec, total = _gpt_oss_120b_mxfp4()
+    marlin = vllm_mxfp4_expert_padding("cuda", "hopper")
+    assert (marlin.kernel, marlin.intermediate_multiple, marlin.hidden_multiple) == ("Marlin", 128, 256)
+    split = tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total, mxfp4_padding=marlin)
+    per_expert = 3 * (2944 * 3072 - 2880 * 2880) * 17 / 32 + 256 + 384
+    assert split.per_rank_padding_bytes == pytest.approx(36 * 128 * per_expert, rel=1e-12)
+    assert split.per_rank_bytes == pytest.approx(total + 36 * 128 * per_expert, rel=1e-12)
+    # vllm-project/vllm#23278 (H100, Marlin): "Model loading took 65.9651 GiB"; we load 65.90 GiB (−0.1 %).
+    assert split.per_rank_bytes / 2**30 == pytest.approx(65.9651, rel=0.002)
+    unpadded = tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total)
+    assert unpadded.per_rank_bytes == total and unpadded.mxfp4_padding is None
+    assert split.per_rank_expert_bytes - unpadded.per_rank_expert_bytes == pytest.approx(split.per_rank_padding_bytes)
+
+
+def test_mxfp4_padding_is_per_partition_and_by_backend():
+    from reports.sizing.parallelism import vllm_mxfp4_expert_padding
+    spec, total = _gpt_oss_120b_mxfp4()
+    # TP 2: I per rank 1440 → 1536 (multiple of 128), H 2880 → 3072; gate/up/down per expert and rank
+    # 3 × (1536 × 3072 − 1440 × 2880) × 17/32, biases (1536 − 1440) × 2 × 2 and (3072 − 2880) × 2 (down bias whole).
+    marlin = vllm_mxfp4_expert_padding("cuda", "ampere")
+    split = tensor_parallel_weights(spec, "MXFP4", 2, total_bytes=total, mxfp4_padding=marlin)
+    per_expert = 3 * (1536 * 3072 - 1440 * 2880) * 17 / 32 + 96 * 2 * 2 + 192 * 2
+    assert split.per_rank_padding_bytes == pytest.approx(36 * 128 * per_expert, rel=1e-12)
+    # B200 (FlashInfer) and MI355X (gfx950) pad both to 256: 2880 → 3072 each; MI300X to 128: 2944 each.
+    assert vllm_mxfp4_expert_padding("cuda", "blackwell-datacenter").intermediate_multiple == 256
+    assert vllm_mxfp4_expert_padding("rocm", "cdna4").hidden_multiple == 256
+    assert vllm_mxfp4_expert_padding("rocm", "cdna3").hidden_multiple == 128
+    assert vllm_mxfp4_expert_padding("sycl", "xe2") is None
+    # Only MXFP4 checkpoints are padded: the same padding argument leaves BF16 as the checkpoint.
+    bf16 = tensor_parallel_weights(spec, "BF16", 1, total_bytes=bf16_total(spec), mxfp4_padding=marlin)
+    assert bf16.per_rank_padding_bytes == 0 and bf16.per_rank_bytes == bf16_total(spec)
