@@ -154,9 +154,9 @@ def test_cost_line_counts_the_offers_gpus(client, db, lang, expected):
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_speeds_of_a_model_without_layer_count_are_bounds(client, db, lang):
-    """Qwen3.6 35B-A3B has no config.json and no sourced family member: its speeds leave out the per-layer kernel
+    """ERNIE 4.5 21B-A3B has no config.json and no sourced family member: its speeds leave out the per-layer kernel
     time (Qwen3.5-35B-A3B on the same card: 3.30 of 5.55 ms per token), so the page shows bounds, never "~"."""
-    body = re.sub(r"\s+", " ", client.get(url("qwen3-6-35b-a3b", "rtx-4090", lang)).content.decode())
+    body = re.sub(r"\s+", " ", client.get(url("ernie-4-5-21b-a3b", "rtx-4090", lang)).content.decode())
     speed = body[body.index('id="speed"'):body.index('id="how"')]
     assert "≤ " in speed and "≥ " in speed and "~" not in speed.replace("~$", "")
     assert "tok/s" in speed

@@ -279,3 +279,15 @@ def test_model_without_shapes_uses_its_kv_proxy_and_says_so():
     with pytest.raises(SizingError, match="no layer shapes"):
         kv_cache(ModelSpec(slug="x", name="x", architecture="x", hidden_size=0, vocab_size=0, layers=(),
                            attention=None), LLAMA_CPP)
+
+
+def test_qwen3_5_27b_charges_only_its_16_full_attention_layers():
+    # catalog/seed/models.json Qwen3.5-27B (ai-dynamo/aiconfigurator copy of its config.json): 64 layers, 1 full in 4,
+    # full layers 4 KV heads × 256; 48 gated delta-net layers with 16 key heads and 48 value heads of 128, conv 4.
+    # Full: 16 × 2 × 4 × 256 × 2 B = 65,536 B/token → 17,179,869,184 B at 262,144 tokens (16.00 GiB, the figure
+    # unsloth/unsloth#4757 gives as correct against the 53.25 GB a formula charging all 64 layers gives).
+    # Linear (llama.cpp, f32) per layer: conv (4 - 1) × (2 × 16 × 128 + 48 × 128) × 4 B = 122,880
+    # + state 48 × 128 × 128 × 4 B = 3,145,728; × 48 layers = 156,893,184 B per sequence.
+    from tests.engine.seed_catalog import model
+    kv = kv_cache(model("qwen3-5-27b"), Scenario(context=262_144))
+    assert kv.total_bytes == 17_179_869_184 + 156_893_184
