@@ -701,9 +701,14 @@ def _gemma3(cfg: _Config) -> dict:
 
 def _gemma4(cfg: _Config) -> dict:
     """Gemma 4: sliding layers use num_key_value_heads × head_dim; global layers num_global_key_value_heads ×
-    global_head_dim, with one shared K/V projection when attention_k_eq_v is set."""
-    if cfg.bool("enable_moe_block", False):
-        raise ConfigError("config.json 'enable_moe_block' (Gemma 4 MoE) is not supported yet")
+    global_head_dim, with one shared K/V projection when attention_k_eq_v is set.
+
+    enable_moe_block (Gemma 4 26B-A4B): every layer keeps its dense MLP of intermediate_size and adds, in parallel,
+    a routed block of num_experts experts of moe_intermediate_size, top_k_experts per token (transformers
+    Gemma4TextDecoderLayer: the MLP's output and the experts' are summed before the residual). The dense MLP is
+    read for every token like a shared expert, so it is sized as one: MoE layers with a shared expert of
+    intermediate_size. The router's per-expert scales and the block's three extra norms (a few hundred thousand
+    parameters) are left out."""
     if cfg.int("num_kv_shared_layers", lo=0, hi=MAX_LAYERS, default=0):
         raise ConfigError("config.json 'num_kv_shared_layers' (Gemma 4 KV sharing) is not supported yet")
     if cfg.int("hidden_size_per_layer_input", lo=0, default=0):
@@ -716,13 +721,14 @@ def _gemma4(cfg: _Config) -> dict:
     full = _attention(cfg, kv_key=global_kv_key, head_dim_key=global_dim_key)
     full = AttentionShape(num_heads=full.num_heads, num_kv_heads=full.num_kv_heads, head_dim=full.head_dim,
                           k_eq_v=cfg.bool("attention_k_eq_v", False))
-    return dict(
-        layers=_layers(mixers, ["dense"] * num_layers),
-        attention=full,
-        sliding_attention=sliding if sliding != full else None,
-        intermediate_size=cfg.int("intermediate_size"),
-        sliding_window=_sliding_window(cfg, mixers),
-    )
+    attention = dict(attention=full, sliding_attention=sliding if sliding != full else None,
+                     sliding_window=_sliding_window(cfg, mixers))
+    if cfg.bool("enable_moe_block", False):
+        return dict(attention, layers=_layers(mixers, ["moe"] * num_layers),
+                    moe=_moe(cfg, experts=("num_experts",), top_k=("top_k_experts", "num_experts_per_tok"),
+                             width=("moe_intermediate_size", "expert_intermediate_size"),
+                             shared_count=1, shared_width=cfg.int("intermediate_size")))
+    return dict(attention, layers=_layers(mixers, ["dense"] * num_layers), intermediate_size=cfg.int("intermediate_size"))
 
 
 def _cohere2(cfg: _Config) -> dict:

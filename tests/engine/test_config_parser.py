@@ -278,6 +278,27 @@ def test_gemma4_per_layer_type_kv_shapes():
     assert spec.sliding_window == 1024
 
 
+def test_gemma4_moe_block_keeps_the_dense_mlp_beside_the_experts():
+    # Gemma 4 26B-A4B (catalog/seed/models.json, ai-dynamo/aiconfigurator copy): every layer has the dense MLP of
+    # 2112 and 128 experts of 704, top-8 — sized as MoE layers with a 2112-wide shared expert.
+    # Parameters: embedding 262,144 × 2,816 (tied); per sliding layer q 2816 × 16·256, k, v 2816 × 8·256 each,
+    # o 16·256 × 2816; per global layer q 2816 × 16·512, k 2816 × 2·512 (no v: k_eq_v), o 16·512 × 2816;
+    # FFN 3 × 2816 × 2112 + 128 × 3 × 2816 × 704 + router 2816 × 128; Google's model card: 25.2 B total, 3.8 B
+    # active.
+    from reports.sizing.parameters import count_parameters
+    from tests.engine.seed_catalog import model
+    spec = model("gemma-4-26b-a4b-it")
+    assert mixer_counts(spec) == {("sliding", "moe"): 25, ("full", "moe"): 5}
+    assert spec.moe == MoeShape(128, 8, 704, 1, 2112) and spec.intermediate_size is None
+    assert spec.attention == AttentionShape(16, 2, 512, k_eq_v=True)
+    assert spec.sliding_attention == AttentionShape(16, 8, 256)
+    count = count_parameters(spec)
+    assert round(count.total / 1e9, 1) == 25.2 and round(count.active / 1e9, 1) == 3.8
+    dense = dict(GEMMA4_31B, text_config=dict(GEMMA4_31B["text_config"], enable_moe_block=True, num_experts=4,
+                                                top_k_experts=2, moe_intermediate_size=64))
+    assert parse_config(dense).moe == MoeShape(4, 2, 64, 1, 21504)
+
+
 # Llama 4 Maverick: data record "Llama 4 Maverick 17B-128E Instruct (text_config)" (TensorRT-LLM test + GGUF metadata)
 LLAMA4_MAVERICK = {
     "architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",

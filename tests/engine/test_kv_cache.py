@@ -291,3 +291,13 @@ def test_qwen3_5_27b_charges_only_its_16_full_attention_layers():
     from tests.engine.seed_catalog import model
     kv = kv_cache(model("qwen3-5-27b"), Scenario(context=262_144))
     assert kv.total_bytes == 17_179_869_184 + 156_893_184
+
+
+def test_gemma_4_26b_a4b_at_128k_is_three_gigabytes():
+    # ollama/ollama#16958: Gemma 4 26B-A4B KV at 128K "56.37 GB" estimated, 3.00 GB correct.
+    # Global: 5 layers × 2 KV heads × 512 × 2 (K and V both cached, k_eq_v shares only the projection) × 2 B
+    # = 20,480 B/token × 131,072 = 2,684,354,560 B. Sliding (llama.cpp): pad256(1024 + 512) = 1,536 cells ×
+    # 25 layers × 8 × 256 × 2 × 2 B = 314,572,800 B. Together 2,998,927,360 B = 3.00 GB.
+    from tests.engine.seed_catalog import model
+    kv = kv_cache(model("gemma-4-26b-a4b-it"), Scenario(context=131_072))
+    assert kv.total_bytes == 2_684_354_560 + 314_572_800
