@@ -779,16 +779,37 @@ def _llama4(cfg: _Config) -> dict:
 _NEMOTRON_BLOCKS = {"M": ("mamba", "none"), "E": ("none", "moe"), "*": ("full", "none"), "-": ("none", "dense")}
 
 
-def _nemotron_h(cfg: _Config) -> dict:
-    num_layers = _num_layers(cfg)
+# layers_block_type entries (the list newer Nemotron-H configs carry instead of the pattern string).
+_NEMOTRON_BLOCK_TYPES = {"mamba": "M", "moe": "E", "attention": "*", "mlp": "-"}
+
+
+def _nemotron_pattern(cfg: _Config) -> str:
+    """hybrid_override_pattern, or the same letters from layers_block_type (Nemotron 3 Ultra's config has only
+    the list, and no num_hidden_layers: the list's length is the depth)."""
     pattern = cfg.str("hybrid_override_pattern")
-    if pattern is None:
-        raise ConfigError("config.json has no 'hybrid_override_pattern'")
+    if pattern is not None:
+        unknown = sorted(set(pattern) - set(_NEMOTRON_BLOCKS))
+        if unknown:
+            raise ConfigError(f"config.json 'hybrid_override_pattern' has unknown block {unknown[0]!r}")
+        return pattern
+    types = cfg.list("layers_block_type")
+    if not types:
+        raise ConfigError("config.json has no 'hybrid_override_pattern' or 'layers_block_type'")
+    if len(types) > MAX_LAYERS:
+        raise ConfigError(f"config.json 'layers_block_type' has {len(types)} entries (at most {MAX_LAYERS})")
+    letters = []
+    for kind in types:
+        if kind not in _NEMOTRON_BLOCK_TYPES:
+            raise ConfigError(f"config.json 'layers_block_type' has unknown block {_show(kind)}")
+        letters.append(_NEMOTRON_BLOCK_TYPES[kind])
+    return "".join(letters)
+
+
+def _nemotron_h(cfg: _Config) -> dict:
+    pattern = _nemotron_pattern(cfg)
+    num_layers = _num_layers(cfg) if cfg.has("num_hidden_layers") else len(pattern)
     if len(pattern) != num_layers:
         raise ConfigError(f"config.json 'hybrid_override_pattern' has {len(pattern)} blocks for {num_layers} layers")
-    unknown = sorted(set(pattern) - set(_NEMOTRON_BLOCKS))
-    if unknown:
-        raise ConfigError(f"config.json 'hybrid_override_pattern' has unknown block {unknown[0]!r}")
     blocks = [_NEMOTRON_BLOCKS[letter] for letter in pattern]
     fields: dict = dict(
         layers=tuple(LayerSpec(mixer=mixer, ffn=ffn) for mixer, ffn in blocks),
@@ -809,8 +830,14 @@ def _nemotron_h(cfg: _Config) -> dict:
     if "E" in pattern:
         shared = cfg.int("n_shared_experts", lo=0, hi=MAX_EXPERTS, default=0)
         shared_width = cfg.int("moe_shared_expert_intermediate_size", default=0) if shared else None
-        fields["moe"] = _moe(cfg, experts=("n_routed_experts",), top_k=("num_experts_per_tok",),
-                             width=("moe_intermediate_size",), shared_count=shared, shared_width=shared_width)
+        moe = _moe(cfg, experts=("n_routed_experts",), top_k=("num_experts_per_tok",),
+                   width=("moe_intermediate_size",), shared_count=shared, shared_width=shared_width)
+        # LatentMoE (Nemotron 3 Super/Ultra): the router reads the hidden state, fc1_latent_proj takes it to
+        # moe_latent_size, the routed experts run there, fc2_latent_proj brings the sum back; the shared expert
+        # stays at hidden_size (vLLM nemotron_h.py NemotronHMoE; llama.cpp ffn_latent_down/up).
+        latent = cfg.opt_int("moe_latent_size")
+        fields["moe"] = MoeShape(moe.num_experts, moe.experts_per_token, moe.expert_intermediate_size,
+                                 moe.num_shared_experts, moe.shared_expert_intermediate_size, latent_size=latent)
     return fields
 
 

@@ -463,7 +463,8 @@ def _ffn(spec: ModelSpec, layer: LayerSpec) -> tuple[tuple[_Linear, ...], float]
     if moe is None:
         raise SizingError(f"{spec.slug}: MoE layers need moe shapes")
     k = moe.experts_per_token
-    linears = list(_mlp_linears("expert", h, moe.expert_intermediate_size, gated, moe.num_experts))
+    width = moe.expert_width(h)  # LatentMoE experts read and write the latent
+    linears = list(_mlp_linears("expert", width, moe.expert_intermediate_size, gated, moe.num_experts))
     linears.append(_Linear("router", h, moe.num_experts))
     shared_width = (
         moe.shared_expert_intermediate_size or moe.num_shared_experts * moe.expert_intermediate_size
@@ -471,9 +472,13 @@ def _ffn(spec: ModelSpec, layer: LayerSpec) -> tuple[tuple[_Linear, ...], float]
     stored = (
         a * 2 * h  # norm input, router and expert input
         + ROUTER_PROB_BYTES * moe.num_experts
-        + a * 2 * k * h  # each token copied to k experts, and the k expert outputs kept for weighting
+        + a * 2 * k * width  # each token copied to k experts, and the k expert outputs kept for weighting
         + k * _mlp_bytes(moe.expert_intermediate_size, gated)
     )
+    if moe.latent_size:
+        # the latent projections' inputs: the normed hidden state (already kept) and the combined latent
+        linears += [_Linear("mlp", h, width), _Linear("mlp", width, h)]
+        stored += a * width
     if shared_width:
         linears += _mlp_linears("mlp", h, shared_width, gated)
         stored += _mlp_bytes(shared_width, gated)

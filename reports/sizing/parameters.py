@@ -365,8 +365,14 @@ def _ffn(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]:
     tensors = [_tensor("ffn_gate_inp", i, (hidden, experts), "other", is_mtp=mtp, quantizable=False)]
     if spec.architecture in _ROUTER_BIAS_ARCHITECTURES:
         tensors.append(_tensor("exp_probs_b", i, (experts,), "other", is_mtp=mtp))
+    if moe.latent_size:
+        # LatentMoE: llama.cpp ffn_latent_down {n_embd, moe_n_embd} and ffn_latent_up {moe_n_embd, n_embd}
+        # (src/llama-model.cpp), read for every token like any dense projection.
+        tensors += [_tensor("ffn_latent_down", i, (hidden, moe.latent_size), "dense_ffn", is_mtp=mtp),
+                    _tensor("ffn_latent_up", i, (moe.latent_size, hidden), "dense_ffn", is_mtp=mtp)]
     tensors += _gated_mlp(
-        "ffn", "_exps", i, hidden, moe.expert_intermediate_size, "routed_experts", gated, mtp, experts=experts
+        "ffn", "_exps", i, moe.expert_width(hidden), moe.expert_intermediate_size, "routed_experts", gated, mtp,
+        experts=experts,
     )
     if spec.architecture in _GPT_OSS_ARCHITECTURES:
         width = moe.expert_intermediate_size

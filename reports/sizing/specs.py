@@ -104,6 +104,13 @@ class MoeShape:
     expert_intermediate_size: int  # moe_intermediate_size
     num_shared_experts: int = 0
     shared_expert_intermediate_size: int | None = None  # None: num_shared × expert_intermediate_size
+    # LatentMoE (Nemotron 3 Super/Ultra, moe_latent_size): the routed experts run in a latent of this width,
+    # entered and left through two dense projections (hidden → latent → hidden); None: experts at hidden_size.
+    latent_size: int | None = None
+
+    def expert_width(self, hidden_size: int) -> int:
+        """The width the routed experts read and write: the latent when there is one, else the hidden size."""
+        return self.latent_size or hidden_size
 
 
 _MODEL_SPEC_HASHES: dict[int, int] = {}  # id(spec) → hash, see ModelSpec.__hash__

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import ConfigError
+from reports.sizing.parameters import count_parameters
 from reports.sizing.specs import AttentionShape, DsaIndexerShape, LinearAttentionShape, MambaShape, MlaShape, ModelSpec, MoeShape
 
 
@@ -379,6 +380,38 @@ def test_nemotron_h_pattern_blocks():
 def test_nemotron_h_pattern_must_match_layer_count():
     with pytest.raises(ConfigError, match="hybrid_override_pattern' has 51 blocks for 52 layers"):
         parse_config(dict(NEMOTRON_3_NANO, hybrid_override_pattern=NEMOTRON_3_NANO["hybrid_override_pattern"][:-1]))
+
+
+def test_nemotron_latent_moe_runs_the_experts_in_the_latent():
+    # Nemotron 3 Super (catalog/seed/models.json): 40 LatentMoE blocks of 512 experts, up 1024 → 2688 and down
+    # 2688 → 1024 (relu², no gate), the latent projections 4096 ↔ 1024, the shared expert 4096 ↔ 5376, router
+    # 4096 × 512. Per block: experts 512 × 2 × 1024 × 2688 = 2,818,572,288; latent 2 × 4096 × 1024 = 8,388,608;
+    # shared 2 × 4096 × 5376 = 44,040,192; router 2,097,152.
+    from reports.sizing.parameters import tensor_inventory
+    from tests.engine.seed_catalog import model
+    spec = model("nemotron-3-super-120b-a12b")
+    assert spec.moe == MoeShape(512, 22, 2688, 1, 5376, latent_size=1024)
+    block = [t for t in tensor_inventory(spec) if t.layer == 1]  # "E" is the second letter of the pattern
+    by_name = {t.name: t.elements for t in block}
+    assert by_name["ffn_up_exps"] == by_name["ffn_down_exps"] == 512 * 1024 * 2688
+    assert by_name["ffn_latent_down"] == by_name["ffn_latent_up"] == 4096 * 1024
+    assert by_name["ffn_up_shexp"] == 4096 * 5376 and by_name["ffn_gate_inp"] == 4096 * 512
+    assert "ffn_gate_exps" not in by_name
+    count = count_parameters(spec)
+    assert round(count.total / 1e9, 1) == 120.7 and round(count.active / 1e9, 1) == 12.8
+
+
+def test_nemotron_blocks_from_layers_block_type_without_num_hidden_layers():
+    # Nemotron 3 Ultra's config.json lists its 108 blocks in layers_block_type and has no num_hidden_layers.
+    from tests.engine.seed_catalog import model
+    spec = model("nemotron-3-ultra-550b-a55b")
+    assert spec.num_layers == 108 and mixer_counts(spec)[("full", "none")] == 12
+    assert round(count_parameters(spec).total / 1e9, 1) == 549.3
+    listed = dict(NEMOTRON_3_NANO, layers_block_type=["mamba", "moe", "attention"], num_hidden_layers=3)
+    del listed["hybrid_override_pattern"]
+    assert mixer_counts(parse_config(listed)) == {("mamba", "none"): 1, ("none", "moe"): 1, ("full", "none"): 1}
+    with pytest.raises(ConfigError, match="'layers_block_type' has unknown block 'conv'"):
+        parse_config(dict(listed, layers_block_type=["mamba", "conv", "attention"]))
 
 
 # https://huggingface.co/Thorge-AI/lfm2-web-runtime-weights Models/350M/config.json (LiquidAI/LFM2-350M)

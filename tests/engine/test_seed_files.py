@@ -139,7 +139,10 @@ def rough_parameter_count(spec):
         elif layer.ffn == "moe":
             moe = spec.moe
             shared = moe.shared_expert_intermediate_size or 0
-            total += mats * hidden * (moe.num_experts * moe.expert_intermediate_size + shared)
+            # LatentMoE: the experts read and write the latent, reached through two hidden × latent projections
+            expert_width = moe.latent_size or hidden
+            total += mats * (expert_width * moe.num_experts * moe.expert_intermediate_size + hidden * shared)
+            total += 2 * hidden * (moe.latent_size or 0)
     return total
 
 
