@@ -16,7 +16,8 @@ vllm-project/vllm commit 002d6073) and ``vllm/model_executor/layers/linear.py``:
 * replicated: norms, routers (``GateLinear``), MLA's latent down-projections ``q_a_proj`` and
   ``kv_a_proj_with_mqa`` (``ReplicatedLinear``, or ``DeepSeekV2FusedQkvAProjLinear`` with ``disable_tp=True``),
   the DSA indexer (``wq_b`` ``ReplicatedLinear``; ``wk_weights_proj`` ``disable_tp=True``), the MTP glue
-  ``eh_proj``, and row-parallel biases (added once, held whole).
+  ``eh_proj``, LatentMoE's ``fc1_latent_proj``/``fc2_latent_proj`` (``ReplicatedLinear``, nemotron_h.py; llama.cpp
+  ffn_latent_down/up), and row-parallel biases (added once, held whole).
 
 vLLM's ``divide(numerator, denominator)`` asserts exact division, so heads, KV heads (or TP a multiple of them)
 and every intermediate size must divide by TP; ``check_tensor_parallel`` turns that assert into a message.

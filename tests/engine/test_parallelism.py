@@ -193,3 +193,12 @@ def test_mxfp4_padding_is_per_partition_and_by_backend():
     # Only MXFP4 checkpoints are padded: the same padding argument leaves BF16 as the checkpoint.
     bf16 = tensor_parallel_weights(spec, "BF16", 1, total_bytes=bf16_total(spec), mxfp4_padding=marlin)
     assert bf16.per_rank_padding_bytes == 0 and bf16.per_rank_bytes == bf16_total(spec)
+
+
+def test_latent_projections_are_replicated_under_tensor_parallelism():
+    # vLLM nemotron_h.py NemotronHMoE: fc1_latent_proj / fc2_latent_proj are ReplicatedLinear; the experts split.
+    from tests.engine.seed_catalog import model
+    spec = model("nemotron-3-super-120b-a12b")
+    latent = next(t for t in tensor_inventory(spec) if t.name == "ffn_latent_down")
+    experts = next(t for t in tensor_inventory(spec) if t.name == "ffn_up_exps")
+    assert rank_share(spec, latent, 4) == 1.0 and rank_share(spec, experts, 4) == 1 / 4
