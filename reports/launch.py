@@ -22,7 +22,7 @@ ALL_LAYERS = 999
 class LaunchCommand:
     engine: str
     lines: tuple[str, ...]
-    note_code: str = ""  # why a detail differs from the scenario, for the page to explain (translated)
+    note_codes: tuple[str, ...] = ()  # why details differ from the scenario, for the page to explain (translated)
 
     @property
     def text(self) -> str:
@@ -64,9 +64,12 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
     if scenario.gpus > 1:
         lines.append("-ts " + ",".join("1" for _ in range(scenario.gpus)))
+    notes = [note] if note else []
     if not quant_format(quant).family.startswith("gguf"):
-        note = note or "not_gguf"  # llama.cpp loads GGUF files only
-    return LaunchCommand("llama.cpp", tuple(lines), note)
+        notes.append("not_gguf")  # llama.cpp loads GGUF files only
+    elif placement.gpu_layers is None and placement.offloaded_bytes > 0:
+        notes.append("ngl_unknown")  # no layer shapes: how many layers fit is not known
+    return LaunchCommand("llama.cpp", tuple(lines), tuple(notes))
 
 
 def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
@@ -81,7 +84,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")
     else:
-        lines = [f"vllm serve {model.hf_repo or model.slug}"]
+        # Without a Hugging Face id a bare slug would be looked up on the Hub and fail: a local directory instead.
+        lines = [f"vllm serve {model.hf_repo or './' + model.slug}"]
     if scenario.gpus > 1:
         lines.append(f"--tensor-parallel-size {scenario.gpus}")
     lines.append(f"--max-model-len {scenario.context}")
@@ -89,16 +93,16 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     if scenario.kv_dtype == "fp8":
         lines.append("--kv-cache-dtype fp8")
     lines.append(f"--max-num-seqs {scenario.batch}")
-    note = ""
+    notes = [] if model.hf_repo or gguf else ["no_hf_repo"]
     if quant in ("AWQ", "GPTQ"):
         lines.append(f"--quantization {quant.lower()}")
-        note = "quantized_repo"
+        notes.append("quantized_repo")
     elif quant == "FP8" and model.native_dtype != "fp8":
         lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
     elif gguf:
-        note = "gguf_in_vllm"
+        notes.append("gguf_in_vllm")
     offloaded = plan.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
     if offloaded > 0:
         per_gpu = offloaded / scenario.gpus / GIB
         lines.append(f"--cpu-offload-gb {per_gpu:.0f}")
-    return LaunchCommand("vllm", tuple(lines), note)
+    return LaunchCommand("vllm", tuple(lines), tuple(notes))

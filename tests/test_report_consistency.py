@@ -615,12 +615,11 @@ def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(clie
 @pytest.mark.parametrize("lang, note, derivation", [
     ("en", "vLLM's Marlin MoE kernel holds the MXFP4 experts padded (the intermediate size to a multiple of 128, the "
            "hidden size to a multiple of 256): 5.13 GiB more than the checkpoint's 60.77 GiB.",
-     "vLLM's Marlin MoE kernel pads the MXFP4 experts: 5.13 GiB more per GPU, 65.90 GiB loaded in all."),
+     "vLLM's Marlin MoE kernel pads the MXFP4 experts: 5.13 GiB more, 65.90 GiB loaded."),
     ("de", "Der Marlin-MoE-Kernel von vLLM hält die MXFP4-Experten aufgefüllt (die Zwischengröße der Experten auf ein "
            "Vielfaches von 128, die Hidden Size auf ein Vielfaches von 256): 5,13 GiB mehr als die 60,77 GiB des "
            "Checkpoints.",
-     "Der Marlin-MoE-Kernel von vLLM füllt die MXFP4-Experten auf: 5,13 GiB mehr pro GPU, "
-     "65,90 GiB geladen insgesamt."),
+     "Der Marlin-MoE-Kernel von vLLM füllt die MXFP4-Experten auf: 5,13 GiB mehr, 65,90 GiB geladen."),
 ])
 def test_vllm_counts_the_mxfp4_expert_padding_it_loads(client, lang, note, derivation):
     """gpt-oss-120b on one H100 under vLLM logged "Model loading took 65.9651 GiB" (vllm-project/vllm#23278); the
@@ -633,3 +632,40 @@ def test_vllm_counts_the_mxfp4_expert_padding_it_loads(client, lang, note, deriv
     assert note in text and derivation in text
     gguf = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang))  # llama.cpp holds the GGUF as it is
     assert "MXFP4" in gguf and "Marlin" not in gguf
+
+
+def test_tensor_parallel_derivation_counts_the_mxfp4_padding_once(client):
+    """gpt-oss-120b on 2 × H100 under vLLM: the split sentence read "34.32 GiB per GPU, 68.64 GiB in all" (padding
+    included) and the padding sentence then added 3.91 GiB per GPU to the same 68.64 GiB."""
+    _, catalog = current_catalog()
+    result = catalog.estimate(catalog.model("gpt-oss-120b"), catalog.hardware["h100-80gb-sxm"],
+                              Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto", gpus=2))
+    tp = result.memory.tensor_parallel
+    text = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", query="engine=vllm&quant=MXFP4&kv_dtype=f16&gpus=2"))
+    split = (f"{tp.per_rank_checkpoint_bytes / GIB:.2f} GiB per GPU, {tp.all_ranks_checkpoint_bytes / GIB:.2f} GiB "
+             "in all.")
+    padded = (f"pads the MXFP4 experts: {tp.per_rank_padding_bytes / GIB:.2f} GiB more per GPU, so each GPU loads "
+              f"{tp.per_rank_bytes / GIB:.2f} GiB, {tp.all_ranks_bytes / GIB:.2f} GiB in all.")
+    assert split in text and padded in text
+    assert tp.per_rank_checkpoint_bytes + tp.per_rank_padding_bytes == tp.per_rank_bytes
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_model_without_layer_shapes_launches_with_every_layer_on_the_gpu(client, lang):
+    """An estimated model has one pseudo-block: its launch command read "-ngl 2" (llama.cpp would put 2 of ~32
+    layers on the GPU) while the page quoted the all-on-GPU speed."""
+    text = text_of(client, url("qwen3-5-9b", "rtx-4090", lang))
+    assert "-ngl 999" in text and "-ngl 2 " not in text
+    offloaded = text_of(client, url("ernie-4-5-300b-a47b", "rtx-4090", lang))
+    assert "-ngl 999" in offloaded
+    assert ("lower -ngl from the layer count" if lang == "en" else "Senken Sie -ngl von der Schichtzahl aus") in offloaded
+
+
+def test_vllm_without_a_hugging_face_id_serves_a_local_directory(client):
+    """vllm serve <catalog slug> would look the slug up on the Hugging Face Hub and fail."""
+    # Qwen3.5 9B has no repository in the catalog; vLLM sizes it with its family member's shapes (estimated).
+    text = text_of(client, url("qwen3-5-9b", "h100-80gb-sxm", query="engine=vllm&quant=BF16&kv_dtype=f16"))
+    assert "vllm serve ./qwen3-5-9b" in text
+    assert "The catalog knows no Hugging Face repository for this model" in text
+    named = text_of(client, url("gemma-4-26b-a4b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&kv_dtype=f16"))
+    assert "vllm serve google/gemma-4-26B-A4B-it" in named

@@ -805,6 +805,20 @@ def _nemotron_pattern(cfg: _Config) -> str:
     return "".join(letters)
 
 
+# vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: with vLLM's
+# --mamba-ssm-cache-dtype left at "auto", the config's mamba_ssm_cache_dtype, else DEFAULT_MAMBA_SSM_CACHE_DTYPE
+# "float32" ("Only float32 is known to have no accuracy issues by default").
+_MAMBA_SSM_CACHE_DTYPES = ("float32", "float16", "bfloat16")
+
+
+def _mamba_ssm_cache_dtype(cfg: _Config) -> str:
+    dtype = cfg.str("mamba_ssm_cache_dtype") or "float32"
+    if dtype not in _MAMBA_SSM_CACHE_DTYPES:
+        raise ConfigError(f"config.json 'mamba_ssm_cache_dtype' {_show(dtype)} is not one of "
+                          f"{', '.join(_MAMBA_SSM_CACHE_DTYPES)}")
+    return dtype
+
+
 def _nemotron_h(cfg: _Config) -> dict:
     pattern = _nemotron_pattern(cfg)
     num_layers = _num_layers(cfg) if cfg.has("num_hidden_layers") else len(pattern)
@@ -824,6 +838,7 @@ def _nemotron_h(cfg: _Config) -> dict:
             state_size=cfg.int("ssm_state_size", hi=MAX_HEAD_DIM),
             n_groups=cfg.int("n_groups", hi=MAX_HEADS, default=1),
             conv_kernel=cfg.int("conv_kernel", hi=MAX_KERNEL),
+            ssm_cache_dtype=_mamba_ssm_cache_dtype(cfg),
         )
     if "-" in pattern:
         fields["intermediate_size"] = cfg.int("intermediate_size")

@@ -231,17 +231,22 @@ def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float,
     shares = tuple(b - a for a, b in zip((0.0, *points[:-1]), points))
     all_on_gpu = assign_slots(n_blocks, n_blocks + 1, points)
     full = _loads(demand, all_on_gpu, 0, gpus, shares)
+    # A layout without shapes has one pseudo-block: its slot count is not llama.cpp's layer count, so -ngl stays
+    # None ("every layer": the launch command's -ngl 999) rather than the pseudo-count 2.
+    every_slot = None if layout.estimated else n_blocks + 1
     if unified:
         # One pool: the host-side embedding and buffers use the same memory as the "GPU" part.
         device = tuple(load + (host if i == 0 else 0.0) for i, load in enumerate(full.device))
-        return Placement("llama.cpp", "none", device, device, 0.0, 0.0, 0.0, 0.0, n_blocks + 1, 0,
+        return Placement("llama.cpp", "none", device, device, 0.0, 0.0, 0.0, 0.0, every_slot, 0,
                          "unified memory: one shared pool, no offload split")
     if offload_pct is not None:
         return _explicit_llama_cpp(demand, full, host, offload_pct)
     demand_per_gpu = tuple(full.device)
     if max(demand_per_gpu) <= usable_per_gpu:
+        how = ("every layer on the GPU (-ngl 999; no layer shapes)" if layout.estimated else
+               f"all {n_blocks} blocks and the output head on the GPU (-ngl {n_blocks + 1})")
         return Placement("llama.cpp", "none", demand_per_gpu, demand_per_gpu, host, 0.0, 0.0, 0.0,
-                         n_blocks + 1, 0, f"all {n_blocks} blocks and the output head on the GPU (-ngl {n_blocks + 1})")
+                         every_slot, 0, how)
     if layout.estimated:
         return _continuous_offload(demand, full, host, usable_per_gpu, gpus)
     return _auto_llama_cpp(demand, demand_per_gpu, host, usable_per_gpu, gpus, points)

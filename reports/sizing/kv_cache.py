@@ -13,7 +13,8 @@ vLLM (``vllm/v1/kv_cache_interface.py`` @001cabc): per-layer ``KVCacheSpec`` pag
 tokens, heads split over tensor-parallel ranks; sliding-window and chunked-local layers only keep their window;
 ``MambaSpec`` state (also gated delta-net, short conv) is one page per request, not per token, in the model
 dtype (``MambaStateDtypeCalculator._mamba_state_dtype``: ``mamba_ssm_cache_dtype`` "auto" = conv dtype =
-model dtype).
+model dtype) — except the Mamba-2 SSM state of Nemotron-H, whose config hook sets ``mamba_ssm_cache_dtype`` from
+the config (float32 by default; ``MambaShape.ssm_cache_dtype``).
 
 All byte counts are floats (exact: every dtype size here is a dyadic fraction); GiB only at the edges.
 """
@@ -28,6 +29,8 @@ from .explain import grouped, sequences, times_gpus
 from .specs import AttentionShape, ModelSpec, Scenario
 
 GIB = 2**30
+# Bytes of one Mamba SSM state element by mamba_ssm_cache_dtype (MambaShape.ssm_cache_dtype).
+VLLM_MAMBA_SSM_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
 
 # Bytes per cached element. ggml block types from ggml/src/ggml-common.h: q8_0 = 34 B per 32 elements
 # (f16 scale + 32 int8), q4_0 = 18 B per 32 (f16 scale + 16 B of nibbles). fp8: 1 B (vLLM fp8_e4m3/e5m2,
@@ -399,7 +402,9 @@ def _check_divides(count: int, tp: int, what: str) -> None:
         raise SizingError(f"--gpus {tp}: tensor parallel must divide the {count} {what}")
 
 
-def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int, dtype_note: str) -> list[KvTerm]:
+def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int, dtype_note: str,
+                     ssm_state_bytes: float | None = None, ssm_dtype_note: str = "") -> list[KvTerm]:
+    """``ssm_state_bytes``: a different element size for the Mamba SSM state (vLLM's mamba_ssm_cache_dtype)."""
     counts = _mixer_counts(spec)
     terms = []
     for kind in ("linear", "mamba", "conv"):
@@ -407,16 +412,24 @@ def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int
         if not layers:
             continue
         conv, ssm = recurrent_state_elements(spec, kind, tp)
-        per_seq_rank = (conv + ssm) * state_bytes * layers
+        ssm_bytes = ssm_state_bytes if kind == "mamba" and ssm_state_bytes is not None else state_bytes
+        per_seq_rank = (conv * state_bytes + ssm * ssm_bytes) * layers
         total = per_seq_rank * batch * tp
+        if ssm_bytes == state_bytes:
+            elements = f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {grouped(state_bytes)} B"
+            note = dtype_note
+        else:
+            elements = (f"({grouped(conv)} conv elements × {grouped(state_bytes)} B + {grouped(ssm)} state elements "
+                        f"× {grouped(ssm_bytes)} B)")
+            note = f"{dtype_note}; {ssm_dtype_note}"
         terms.append(KvTerm(
             kind=kind, layers=layers, bytes_per_token_per_layer=0.0, cells=0, bytes=total,
             bytes_per_rank=per_seq_rank * batch, per_sequence=True,
-            explanation=(f"({grouped(conv)} conv + {grouped(ssm)} state) elements × {grouped(state_bytes)} B × "
-                         f"{layers} layers"
+            explanation=(f"{elements} × {layers} layers"
                          f"{f' per rank (TP {tp})' if tp > 1 else ''} = {grouped(per_seq_rank)} B per sequence "
-                         f"× {sequences(batch)}{times_gpus(tp)}, independent of context; {dtype_note}"),
-            inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes, "tp": tp}))
+                         f"× {sequences(batch)}{times_gpus(tp)}, independent of context; {note}"),
+            inputs={"conv_elements": conv, "state_elements": ssm, "state_bytes": state_bytes,
+                    "ssm_state_bytes": ssm_bytes, "tp": tp}))
     return terms
 
 
@@ -473,8 +486,12 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
     state_bytes = 4.0 if spec.native_dtype == "fp32" else 2.0
+    ssm_dtype = spec.mamba.ssm_cache_dtype if spec.mamba is not None else None
     terms += _recurrent_terms(spec, batch, state_bytes, tp=tp,
-                              dtype_note=f"{grouped(state_bytes)} B model dtype (vLLM mamba_ssm_cache_dtype auto)")
+                              dtype_note=f"{grouped(state_bytes)} B model dtype (vLLM mamba_cache_dtype auto)",
+                              ssm_state_bytes=VLLM_MAMBA_SSM_BYTES[ssm_dtype] if ssm_dtype else None,
+                              ssm_dtype_note=f"SSM state {ssm_dtype} (the config's mamba_ssm_cache_dtype, which "
+                                             "vLLM's NemotronH config hook applies)")
     return terms
 
 

@@ -227,6 +227,15 @@ class TensorParallelWeights:
     def per_rank_non_expert_bytes(self) -> float:
         return self.per_rank_bytes - self.per_rank_expert_bytes
 
+    @property
+    def per_rank_checkpoint_bytes(self) -> float:
+        """One rank's share of the checkpoint's tensors, without the kernel padding."""
+        return self.per_rank_bytes - self.per_rank_padding_bytes
+
+    @property
+    def all_ranks_checkpoint_bytes(self) -> float:
+        return self.per_rank_checkpoint_bytes * self.tp
+
 
 def tensor_parallel_weights(
     spec: ModelSpec, quant: str, tp: int, *, total_bytes: float, include_mtp: bool = False,

@@ -78,6 +78,9 @@ class MambaShape:
     state_size: int
     n_groups: int
     conv_kernel: int
+    # config mamba_ssm_cache_dtype: the dtype vLLM keeps the SSM state in (NemotronHForCausalLMConfig reads it from
+    # the config, float32 when absent); the conv state stays in the model dtype.
+    ssm_cache_dtype: str = "float32"
 
 
 @dataclass(frozen=True)

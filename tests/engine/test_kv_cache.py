@@ -1,5 +1,7 @@
 """KV cache and recurrent state against hand derivations (shapes from /work/shared/data/models.json)."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -301,3 +303,17 @@ def test_gemma_4_26b_a4b_at_128k_is_three_gigabytes():
     from tests.engine.seed_catalog import model
     kv = kv_cache(model("gemma-4-26b-a4b-it"), Scenario(context=131_072))
     assert kv.total_bytes == 2_684_354_560 + 314_572_800
+
+
+def test_vllm_keeps_nemotron_ssm_state_in_the_configs_float32():
+    # vLLM NemotronHForCausalLMConfig sets mamba_ssm_cache_dtype from the config ("float32" in Nemotron 3 Super's,
+    # also the default); the conv state stays in the model dtype (BF16). Per Mamba-2 layer and sequence:
+    # conv (4 - 1) × (128 × 64 + 2 × 8 × 128) = 30,720 elements × 2 B = 61,440 B;
+    # SSM 128 × 64 × 128 = 1,048,576 elements × 4 B = 4,194,304 B; × 40 Mamba layers = 170,229,760 B.
+    from tests.engine.seed_catalog import model
+    spec = model("nemotron-3-super-120b-a12b")
+    assert spec.mamba.ssm_cache_dtype == "float32"
+    mamba = kv_cache(spec, vllm(context=8192)).term("mamba")
+    assert mamba.bytes == 170_229_760
+    half = replace(spec, mamba=replace(spec.mamba, ssm_cache_dtype="bfloat16"))
+    assert kv_cache(half, vllm(context=8192)).term("mamba").bytes == (61_440 + 2 * 1_048_576) * 40
