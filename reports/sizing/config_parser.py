@@ -494,7 +494,13 @@ def _qwen_hybrid(cfg: _Config) -> dict:
         ffns = ["dense"] * num_layers
         fields["intermediate_size"] = cfg.int("intermediate_size")
     fields["layers"] = _layers(mixers, ffns)
+    if _model_type_is_qwen3_5(cfg):  # Qwen3-Next has no such hook: its state stays in the model dtype
+        fields["vllm_ssm_state_dtype"] = _ssm_state_dtype(cfg, "mamba_ssm_dtype", default=None)
     return fields
+
+
+def _model_type_is_qwen3_5(cfg: _Config) -> bool:
+    return (cfg.str("model_type") or "").startswith("qwen3_5")
 
 
 # ------------------------------------------------------------------------------- DeepSeek / Kimi / GLM MoE
@@ -805,17 +811,17 @@ def _nemotron_pattern(cfg: _Config) -> str:
     return "".join(letters)
 
 
-# vllm/model_executor/models/config.py NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: with vLLM's
-# --mamba-ssm-cache-dtype left at "auto", the config's mamba_ssm_cache_dtype, else DEFAULT_MAMBA_SSM_CACHE_DTYPE
-# "float32" ("Only float32 is known to have no accuracy issues by default").
-_MAMBA_SSM_CACHE_DTYPES = ("float32", "float16", "bfloat16")
+# vllm/model_executor/models/config.py: with vLLM's --mamba-ssm-cache-dtype left at "auto", two config hooks set
+# it from the checkpoint's config: NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype from
+# mamba_ssm_cache_dtype, else DEFAULT_MAMBA_SSM_CACHE_DTYPE "float32" ("Only float32 is known to have no accuracy
+# issues by default"); Qwen3_5ForConditionalGenerationConfig from the text config's mamba_ssm_dtype, if any.
+_SSM_STATE_DTYPES = ("float32", "float16", "bfloat16")
 
 
-def _mamba_ssm_cache_dtype(cfg: _Config) -> str:
-    dtype = cfg.str("mamba_ssm_cache_dtype") or "float32"
-    if dtype not in _MAMBA_SSM_CACHE_DTYPES:
-        raise ConfigError(f"config.json 'mamba_ssm_cache_dtype' {_show(dtype)} is not one of "
-                          f"{', '.join(_MAMBA_SSM_CACHE_DTYPES)}")
+def _ssm_state_dtype(cfg: _Config, key: str, *, default: str | None) -> str | None:
+    dtype = cfg.str(key) or default
+    if dtype is not None and dtype not in _SSM_STATE_DTYPES:
+        raise ConfigError(f"config.json '{key}' {_show(dtype)} is not one of {', '.join(_SSM_STATE_DTYPES)}")
     return dtype
 
 
@@ -838,8 +844,8 @@ def _nemotron_h(cfg: _Config) -> dict:
             state_size=cfg.int("ssm_state_size", hi=MAX_HEAD_DIM),
             n_groups=cfg.int("n_groups", hi=MAX_HEADS, default=1),
             conv_kernel=cfg.int("conv_kernel", hi=MAX_KERNEL),
-            ssm_cache_dtype=_mamba_ssm_cache_dtype(cfg),
         )
+        fields["vllm_ssm_state_dtype"] = _ssm_state_dtype(cfg, "mamba_ssm_cache_dtype", default="float32")
     if "-" in pattern:
         fields["intermediate_size"] = cfg.int("intermediate_size")
     if "E" in pattern:

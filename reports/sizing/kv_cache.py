@@ -13,8 +13,9 @@ vLLM (``vllm/v1/kv_cache_interface.py`` @001cabc): per-layer ``KVCacheSpec`` pag
 tokens, heads split over tensor-parallel ranks; sliding-window and chunked-local layers only keep their window;
 ``MambaSpec`` state (also gated delta-net, short conv) is one page per request, not per token, in the model
 dtype (``MambaStateDtypeCalculator._mamba_state_dtype``: ``mamba_ssm_cache_dtype`` "auto" = conv dtype =
-model dtype) — except the Mamba-2 SSM state of Nemotron-H, whose config hook sets ``mamba_ssm_cache_dtype`` from
-the config (float32 by default; ``MambaShape.ssm_cache_dtype``).
+model dtype) — except where the model's vLLM config hook sets ``mamba_ssm_cache_dtype`` from its config
+(Nemotron-H, float32 by default; Qwen3.5's mamba_ssm_dtype): then the recurrent state takes that dtype and the
+conv state keeps the model's (``ModelSpec.vllm_ssm_state_dtype``).
 
 All byte counts are floats (exact: every dtype size here is a dyadic fraction); GiB only at the edges.
 """
@@ -29,8 +30,8 @@ from .explain import grouped, sequences, times_gpus
 from .specs import AttentionShape, ModelSpec, Scenario
 
 GIB = 2**30
-# Bytes of one Mamba SSM state element by mamba_ssm_cache_dtype (MambaShape.ssm_cache_dtype).
-VLLM_MAMBA_SSM_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
+# Bytes of one recurrent-state element by vLLM's mamba_ssm_cache_dtype (ModelSpec.vllm_ssm_state_dtype).
+VLLM_SSM_STATE_BYTES = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}
 
 # Bytes per cached element. ggml block types from ggml/src/ggml-common.h: q8_0 = 34 B per 32 elements
 # (f16 scale + 32 int8), q4_0 = 18 B per 32 (f16 scale + 16 B of nibbles). fp8: 1 B (vLLM fp8_e4m3/e5m2,
@@ -404,7 +405,8 @@ def _check_divides(count: int, tp: int, what: str) -> None:
 
 def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int, dtype_note: str,
                      ssm_state_bytes: float | None = None, ssm_dtype_note: str = "") -> list[KvTerm]:
-    """``ssm_state_bytes``: a different element size for the Mamba SSM state (vLLM's mamba_ssm_cache_dtype)."""
+    """``ssm_state_bytes``: a different element size for the recurrent (temporal) state of Mamba-2 and gated
+    delta-net layers (vLLM's mamba_ssm_cache_dtype); the conv state keeps ``state_bytes``."""
     counts = _mixer_counts(spec)
     terms = []
     for kind in ("linear", "mamba", "conv"):
@@ -412,7 +414,7 @@ def _recurrent_terms(spec: ModelSpec, batch: int, state_bytes: float, *, tp: int
         if not layers:
             continue
         conv, ssm = recurrent_state_elements(spec, kind, tp)
-        ssm_bytes = ssm_state_bytes if kind == "mamba" and ssm_state_bytes is not None else state_bytes
+        ssm_bytes = ssm_state_bytes if kind in ("mamba", "linear") and ssm_state_bytes is not None else state_bytes
         per_seq_rank = (conv * state_bytes + ssm * ssm_bytes) * layers
         total = per_seq_rank * batch * tp
         if ssm_bytes == state_bytes:
@@ -486,12 +488,12 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
     state_bytes = 4.0 if spec.native_dtype == "fp32" else 2.0
-    ssm_dtype = spec.mamba.ssm_cache_dtype if spec.mamba is not None else None
+    ssm_dtype = spec.vllm_ssm_state_dtype
     terms += _recurrent_terms(spec, batch, state_bytes, tp=tp,
                               dtype_note=f"{grouped(state_bytes)} B model dtype (vLLM mamba_cache_dtype auto)",
-                              ssm_state_bytes=VLLM_MAMBA_SSM_BYTES[ssm_dtype] if ssm_dtype else None,
-                              ssm_dtype_note=f"SSM state {ssm_dtype} (the config's mamba_ssm_cache_dtype, which "
-                                             "vLLM's NemotronH config hook applies)")
+                              ssm_state_bytes=VLLM_SSM_STATE_BYTES[ssm_dtype] if ssm_dtype else None,
+                              ssm_dtype_note=f"recurrent state in {ssm_dtype}, as vLLM's config hook for this "
+                                             "model sets mamba_ssm_cache_dtype from its config")
     return terms
 
 

@@ -78,9 +78,6 @@ class MambaShape:
     state_size: int
     n_groups: int
     conv_kernel: int
-    # config mamba_ssm_cache_dtype: the dtype vLLM keeps the SSM state in (NemotronHForCausalLMConfig reads it from
-    # the config, float32 when absent); the conv state stays in the model dtype.
-    ssm_cache_dtype: str = "float32"
 
 
 @dataclass(frozen=True)
@@ -160,6 +157,10 @@ class ModelSpec:
     kv_proxy: ModelSpec | None = None
     # Published file sizes in bytes by quant name (GGUF listings): used for recipes shapes cannot predict (UD-*).
     published_sizes: tuple[tuple[str, int], ...] = ()
+    # The dtype vLLM keeps the recurrent (temporal) state of Mamba-2 / gated delta-net layers in, when the model's
+    # vLLM config hook sets mamba_ssm_cache_dtype from its config (NemotronH: mamba_ssm_cache_dtype, float32 when
+    # absent; Qwen3.5: mamba_ssm_dtype); None: the model dtype, like the conv state.
+    vllm_ssm_state_dtype: str | None = None
 
     # The engine's lru_caches key on specs, and the generated hash walks every LayerSpec of the tuple (~300 hash
     # calls for a 92-layer model) on each lookup; a spec is immutable, so its hash is computed once. The value is

@@ -312,8 +312,20 @@ def test_vllm_keeps_nemotron_ssm_state_in_the_configs_float32():
     # SSM 128 × 64 × 128 = 1,048,576 elements × 4 B = 4,194,304 B; × 40 Mamba layers = 170,229,760 B.
     from tests.engine.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
-    assert spec.mamba.ssm_cache_dtype == "float32"
+    assert spec.vllm_ssm_state_dtype == "float32"
     mamba = kv_cache(spec, vllm(context=8192)).term("mamba")
     assert mamba.bytes == 170_229_760
-    half = replace(spec, mamba=replace(spec.mamba, ssm_cache_dtype="bfloat16"))
+    half = replace(spec, vllm_ssm_state_dtype="bfloat16")
     assert kv_cache(half, vllm(context=8192)).term("mamba").bytes == (61_440 + 2 * 1_048_576) * 40
+
+
+def test_vllm_keeps_qwen3_5_delta_state_in_its_mamba_ssm_dtype():
+    # vLLM Qwen3_5ForConditionalGenerationConfig sets mamba_ssm_cache_dtype from the text config's mamba_ssm_dtype
+    # ("float32" for Qwen3.5-27B); Qwen3-Next has no such hook (model dtype). Per delta-net layer and sequence:
+    # conv (4 - 1) × (2 × 16 × 128 + 48 × 128) = 30,720 elements × 2 B; state 48 × 128 × 128 = 786,432 × 4 B;
+    # × 48 layers = (61,440 + 3,145,728) × 48 = 153,944,064 B.
+    from tests.engine.seed_catalog import model
+    spec = model("qwen3-5-27b")
+    assert spec.vllm_ssm_state_dtype == "float32" and QWEN3_NEXT.vllm_ssm_state_dtype is None
+    assert kv_cache(spec, vllm(context=8192)).term("linear").bytes == 153_944_064
+    assert kv_cache(QWEN3_NEXT, vllm(context=32768, batch=2)).term("linear").bytes == 2 * 39_518_208
