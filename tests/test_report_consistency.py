@@ -669,3 +669,13 @@ def test_vllm_without_a_hugging_face_id_serves_a_local_directory(client):
     assert "The catalog knows no Hugging Face repository for this model" in text
     named = text_of(client, url("gemma-4-26b-a4b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&kv_dtype=f16"))
     assert "vllm serve google/gemma-4-26B-A4B-it" in named
+
+
+def test_kv_derivation_names_the_windowed_layers_per_token_bytes(client):
+    """Gemma 4 26B-A4B read "20,480 bytes per token" while its 25 sliding layers hold 204,800 B per token of their
+    window (ollama#16958's 3.00 GB at 128K is both together)."""
+    text = text_of(client, url("gemma-4-26b-a4b-it", "rtx-4090", query="context=131072"))
+    assert ("20,480 bytes per token at f16 in the layers that keep the whole context, for 1 × 131,072 tokens; the "
+            "windowed layers add 204,800 bytes per token, for their window only.") in text
+    dense = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    assert "131,072 bytes per token at f16, for 1 × 8,192 tokens." in dense
