@@ -67,7 +67,7 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
     notes = [note] if note else []
     if not quant_format(quant).family.startswith("gguf"):
         notes.append("not_gguf")  # llama.cpp loads GGUF files only
-    elif placement.gpu_layers is None and placement.offloaded_bytes > 0:
+    if not model.has_shapes and placement.offloaded_bytes > 0:
         notes.append("ngl_unknown")  # no layer shapes: how many layers fit is not known
     return LaunchCommand("llama.cpp", tuple(lines), tuple(notes))
 
@@ -76,6 +76,7 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     """The vllm serve command of a memory plan."""
     quant = plan.weights.quant
     gguf = quant_format(quant).family.startswith("gguf")
+    notes: list[str] = []
     if gguf:
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
         # with the base model's tokenizer; GGUF loading lives in the vllm-gguf-plugin.
@@ -83,6 +84,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
         lines = [f"vllm serve {weights}"]
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")
+        else:
+            notes.append("no_tokenizer_repo")
     else:
         # Without a Hugging Face id a bare slug would be looked up on the Hub and fail: a local directory instead.
         lines = [f"vllm serve {model.hf_repo or './' + model.slug}"]
@@ -93,7 +96,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     if scenario.kv_dtype == "fp8":
         lines.append("--kv-cache-dtype fp8")
     lines.append(f"--max-num-seqs {scenario.batch}")
-    notes = [] if model.hf_repo or gguf else ["no_hf_repo"]
+    if not (model.hf_repo or gguf or quant in ("AWQ", "GPTQ")):  # AWQ/GPTQ: the quantized_repo note says where
+        notes.append("no_hf_repo")
     if quant in ("AWQ", "GPTQ"):
         lines.append(f"--quantization {quant.lower()}")
         notes.append("quantized_repo")

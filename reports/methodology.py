@@ -339,6 +339,8 @@ class EngineConstants:
     cann_310p_formats: str
     mxfp4_marlin: parallelism.Mxfp4ExpertPadding
     mxfp4_sm100: parallelism.Mxfp4ExpertPadding
+    mxfp4_rocm: parallelism.Mxfp4ExpertPadding
+    mxfp4_gfx950: parallelism.Mxfp4ExpertPadding
     pcie5_gbs: float
     pcie6_gbs: float
     hopper_tensor_peak_share: float
@@ -413,6 +415,8 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         cann_310p_formats=", ".join(sorted(estimate.CANN_310P_LLAMA_CPP_FORMATS)),
         mxfp4_marlin=parallelism.vllm_mxfp4_expert_padding("cuda", ""),
         mxfp4_sm100=parallelism.vllm_mxfp4_expert_padding("cuda", "blackwell-datacenter"),
+        mxfp4_rocm=parallelism.vllm_mxfp4_expert_padding("rocm", ""),
+        mxfp4_gfx950=parallelism.vllm_mxfp4_expert_padding("rocm", "cdna4"),
         pcie5_gbs=throughput.PCIE_X16_ACHIEVED_GBS[5],
         pcie6_gbs=throughput.PCIE_X16_ACHIEVED_GBS[6],
         hopper_tensor_peak_share=throughput.LLAMA_CPP_TENSOR_PEAK_SHARE["hopper"],

@@ -658,7 +658,13 @@ def test_a_model_without_layer_shapes_launches_with_every_layer_on_the_gpu(clien
     assert "-ngl 999" in text and "-ngl 2 " not in text
     offloaded = text_of(client, url("ernie-4-5-300b-a47b", "rtx-4090", lang))
     assert "-ngl 999" in offloaded
-    assert ("lower -ngl from the layer count" if lang == "en" else "Senken Sie -ngl von der Schichtzahl aus") in offloaded
+    assert ("lower -ngl until llama.cpp loads" if lang == "en" else "Senken Sie -ngl, bis llama.cpp") in offloaded
+    # A model with shapes and an explicit offload knows its layer count: no such note.
+    shaped = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang, query="offload=30"))
+    assert ("lower -ngl until" if lang == "en" else "Senken Sie -ngl, bis") not in shaped
+    # A format llama.cpp does not load keeps the note too (BF16 of a model without shapes that does not fit).
+    bf16 = text_of(client, url("devstral-small-24b", "rtx-4090", lang, query="engine=vllm&quant=BF16&kv_dtype=f16"))
+    assert ("lower -ngl until" if lang == "en" else "Senken Sie -ngl, bis") in bf16
 
 
 def test_vllm_without_a_hugging_face_id_serves_a_local_directory(client):
@@ -669,6 +675,10 @@ def test_vllm_without_a_hugging_face_id_serves_a_local_directory(client):
     assert "The catalog knows no Hugging Face repository for this model" in text
     named = text_of(client, url("gemma-4-26b-a4b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&kv_dtype=f16"))
     assert "vllm serve google/gemma-4-26B-A4B-it" in named
+    gguf = text_of(client, url("qwen3-5-9b", "h100-80gb-sxm", query="engine=vllm&quant=Q4_K_M&kv_dtype=f16"))
+    assert "add --tokenizer with the original model's repository or directory" in gguf
+    awq = text_of(client, url("qwen3-5-9b", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=f16"))
+    assert "Point vllm serve at a quantized repository" in awq and "local checkpoint directory" not in awq
 
 
 def test_kv_derivation_names_the_windowed_layers_per_token_bytes(client):
@@ -676,6 +686,6 @@ def test_kv_derivation_names_the_windowed_layers_per_token_bytes(client):
     window (ollama#16958's 3.00 GB at 128K is both together)."""
     text = text_of(client, url("gemma-4-26b-a4b-it", "rtx-4090", query="context=131072"))
     assert ("20,480 bytes per token at f16 in the layers that keep the whole context, for 1 × 131,072 tokens; the "
-            "windowed layers add 204,800 bytes per token, for their window only.") in text
+            "windowed layers add 204,800 bytes per token for the tokens they keep (the table's cached tokens).") in text
     dense = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
     assert "131,072 bytes per token at f16, for 1 × 8,192 tokens." in dense
