@@ -111,7 +111,7 @@ def _mxfp4_padding_ratio(spec: ModelSpec, tensor: Tensor, tp: int, padding: Mxfp
     """Padded bytes / checkpoint bytes of one rank's slice of an MXFP4 routed-expert tensor (see above)."""
     assert spec.moe is not None
     intermediate = spec.moe.expert_intermediate_size // tp
-    hidden = spec.hidden_size
+    hidden = spec.moe.expert_width(spec.hidden_size)  # LatentMoE experts are created at the latent width
     padded_intermediate = _round_up(intermediate, padding.intermediate_multiple)
     padded_hidden = _round_up(hidden, padding.hidden_multiple)
     if tensor.name in ("ffn_gate_exps.bias", "ffn_up_exps.bias"):

@@ -202,3 +202,21 @@ def test_latent_projections_are_replicated_under_tensor_parallelism():
     latent = next(t for t in tensor_inventory(spec) if t.name == "ffn_latent_down")
     experts = next(t for t in tensor_inventory(spec) if t.name == "ffn_up_exps")
     assert rank_share(spec, latent, 4) == 1.0 and rank_share(spec, experts, 4) == 1 / 4
+
+
+def test_mxfp4_padding_of_latent_experts_uses_the_latent_width():
+    # Nemotron 3 Super's experts are 1024 (latent) × 2688: Marlin pads 2688 → 2688 (a multiple of 128) and the
+    # latent 1024 → 1024 (a multiple of 256), so nothing; padding the 4096 hidden size instead would add nothing
+    # either, but a 992-wide latent must round to 1024, not to the hidden size's multiple.
+    from reports.sizing.parallelism import vllm_mxfp4_expert_padding
+    from reports.sizing.specs import MoeShape
+    from tests.engine.seed_catalog import model
+    spec = model("nemotron-3-super-120b-a12b")
+    marlin = vllm_mxfp4_expert_padding("cuda", "hopper")
+    total = weight_bytes(spec, "MXFP4").total_bytes
+    assert tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total, mxfp4_padding=marlin).per_rank_padding_bytes == 0
+    odd = replace(spec, moe=MoeShape(512, 22, 2688, 1, 5376, latent_size=992))
+    padded = tensor_parallel_weights(odd, "MXFP4", 1, total_bytes=weight_bytes(odd, "MXFP4").total_bytes,
+                                     mxfp4_padding=marlin)
+    # up and down experts: 512 × (1024 − 992) × 2688 × 17/32 each, 40 MoE layers.
+    assert padded.per_rank_padding_bytes == pytest.approx(40 * 2 * 512 * 32 * 2688 * 17 / 32, rel=1e-12)
