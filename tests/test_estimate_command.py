@@ -56,7 +56,8 @@ def test_options_change_the_answer(catalog):
     assert vllm["hardware"]["count"] == 2 and vllm["scenario"]["kv_dtype"] == "fp8"
     offloaded = json.loads(run("--model", "qwen3-8b", "--gpu", "h100-80gb-sxm", "--format", "json",
                                "--offload-pct", "50"))
-    assert offloaded["scenario"]["offload_pct"] == pytest.approx(50)
+    # The effective share: 50 % asked for, rounded up to whole layers (Qwen3-8B: 36 layers of ~2.6 % each).
+    assert 50 <= offloaded["scenario"]["offload_pct"] < 53
     assert offloaded["decode_tok_s"] < base["decode_tok_s"]
 
 

@@ -689,3 +689,22 @@ def test_kv_derivation_names_the_windowed_layers_per_token_bytes(client):
             "windowed layers add 204,800 bytes per token for the tokens they keep (the table's cached tokens).") in text
     dense = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
     assert "131,072 bytes per token at f16, for 1 × 8,192 tokens." in dense
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_an_explicit_offload_launches_with_the_flags_it_is_priced_for(client, lang):
+    """?offload=30 priced 30 % of the weights in system RAM while the command kept -ngl 999 with no flag moving
+    them: the page's speed was not the command's. The share is now whole layers, and the command carries them."""
+    _, catalog = current_catalog()
+    card = catalog.hardware["rtx-4090"]
+    moe = catalog.estimate(catalog.model("qwen3-30b-a3b-instruct-2507"), card, Scenario(offload_pct=30))
+    assert moe.placement.n_cpu_moe and moe.placement.gpu_layers == len(moe.memory.layout.blocks) + 1
+    share = moe.placement.offloaded_weight_bytes / moe.memory.layout.file_bytes
+    assert 0.30 <= share < 0.30 + 1 / len(moe.memory.layout.blocks)  # rounded up by less than one layer
+    text = text_of(client, url("qwen3-30b-a3b-instruct-2507", "rtx-4090", lang, query="offload=30"))
+    assert f"--n-cpu-moe {moe.placement.n_cpu_moe}" in text and "-ngl 999" not in text
+    dense = catalog.estimate(catalog.model("llama-3-1-8b-instruct"), card, Scenario(offload_pct=30))
+    assert dense.placement.n_cpu_moe is None and dense.placement.gpu_layers < 33
+    assert dense.placement.offloaded_kv_bytes > 0  # the layers in RAM keep their KV there
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang, query="offload=30"))
+    assert f"-ngl {dense.placement.gpu_layers}" in text

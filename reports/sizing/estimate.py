@@ -294,19 +294,27 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
 
     The GPUs hold at least the weights less llama.cpp's host-side input embedding (vLLM keeps it on the GPUs and
     replicates more under tensor parallelism) plus the KV cache of the scenario; the largest GPU holds at least
-    the average. Runtime buffers, which depend on the accelerator, only add to it. An explicit --offload-pct
-    moves at most that share of the weights file to system RAM (fit._explicit_llama_cpp; vLLM moves that share of
-    each rank's weights), so it is subtracted whole. The automatic offload of llama.cpp does not lower the
-    demand: the verdict is taken before it. tests/test_fitting_plan.py checks the bound against the plans
-    of the catalog grid.
+    the average. Runtime buffers, which depend on the accelerator, only add to it. An explicit --offload-pct under
+    vLLM moves that share of each rank's weights, so it is subtracted whole; under llama.cpp it moves whole layers
+    (fit._explicit_llama_cpp), so the same placement is made without any accelerator's buffers and what it leaves
+    on the GPUs is the bound. The automatic offload of llama.cpp does not lower the demand: the verdict is taken
+    before it. tests/test_fitting_plan.py checks the bound against the plans of the catalog grid.
     """
-    weights = weight_bytes(model, scenario.quant, include_mtp=includes_mtp(model, scenario))
+    include_mtp = includes_mtp(model, scenario)
+    weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
     try:
         kv = _kv_or_none(model, scenario)
     except SizingError:
         kv = None  # plan_memory refuses the scenario with the message
-    moved = (scenario.offload_pct or 0.0) / 100 * weights.total_bytes
     kv_bytes = 0.0 if kv is None else kv.total_bytes
+    if scenario.engine == "llama.cpp" and scenario.offload_pct:
+        layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
+                                  active_bytes=weights.active_bytes_per_token)
+        bare = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), 0.0, 0.0)  # no accelerator's buffers
+        placed = place_llama_cpp(bare, gpus=1, usable_per_gpu=math.inf, unified=False,
+                                 offload_pct=scenario.offload_pct)
+        return placed.device_bytes[0] / max(scenario.gpus, 1)
+    moved = (scenario.offload_pct or 0.0) / 100 * weights.total_bytes
     if scenario.engine == "vllm":
         kv_bytes /= scenario.batch  # vLLM's fit holds one sequence and queues the rest (_plan_vllm)
     on_gpus = weights.total_bytes - weights.embedding_bytes - moved + kv_bytes
@@ -979,9 +987,14 @@ def _explicit_offload_note(scenario: Scenario, placement: Placement) -> Note:
         per_gpu_gb = placement.offloaded_weight_bytes / scenario.gpus / 1e9  # --cpu-offload-gb is decimal GB
         return Note("offload_explicit_vllm", placement.explanation,
                     {"offload_pct": offload_pct, "cpu_offload_gb": per_gpu_gb})
-    return Note("offload_explicit_llama_cpp", placement.explanation,
+    if placement.gpu_layers is None:  # no layer shapes: a continuous share, read and unread bytes in proportion
+        return Note("offload_explicit_estimated", placement.explanation,
+                    {"offload_pct": offload_pct, "unread_gib": placement.offloaded_expert_bytes / GIB,
+                     "read_gib": placement.offloaded_dense_bytes / GIB})
+    return Note("offload_explicit_layers", placement.explanation,
                 {"offload_pct": offload_pct, "experts_gib": placement.offloaded_expert_bytes / GIB,
-                 "dense_gib": placement.offloaded_dense_bytes / GIB})
+                 "dense_gib": placement.offloaded_dense_bytes / GIB, "gpu_layers": placement.gpu_layers,
+                 "n_cpu_moe": placement.n_cpu_moe or 0})
 
 
 def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hardware") -> HardwareSpec:

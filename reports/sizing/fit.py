@@ -17,7 +17,9 @@ Placement (what lives where):
   the routed experts of the first N blocks go to RAM (``--n-cpu-moe N``: "keep the MoE weights of the first N
   layers in the CPU"), attention and shared experts stay on the GPU; if that is not enough, whole blocks leave the
   GPU (``-ngl`` = the blocks that fit; the output head is the last slot, so it is on the GPU only with every
-  block). ``--offload-pct`` moves exactly that share of the weights: routed experts first, then whole blocks.
+  block). ``--offload-pct`` moves that share of the weights the same way, rounded up to whole layers so that the
+  launch command's flags make it: routed experts of the first layers first, then -ngl's slots. Without layer
+  shapes the share is moved continuously (-ngl unknown).
 * vLLM tensor parallel: no automatic offload (vLLM refuses to start); ``--offload-pct`` maps to
   ``--cpu-offload-gb`` (that share of each rank's weights in pinned host memory, streamed every forward pass).
 * Unified memory: one pool, no offload split; the host-side pieces count against the same pool.
@@ -240,7 +242,7 @@ def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float,
         return Placement("llama.cpp", "none", device, device, 0.0, 0.0, 0.0, 0.0, every_slot, 0,
                          "unified memory: one shared pool, no offload split")
     if offload_pct is not None:
-        return _explicit_llama_cpp(demand, full, host, offload_pct)
+        return _explicit_llama_cpp(demand, full, host, offload_pct, points, gpus)
     demand_per_gpu = tuple(full.device)
     if max(demand_per_gpu) <= usable_per_gpu:
         how = ("every layer on the GPU (-ngl 999; no layer shapes)" if layout.estimated else
@@ -323,21 +325,61 @@ def _continuous_offload(demand: LlamaCppDemand, full: _Loads, host: float, usabl
                      f"{share:.0%} of the weights in system RAM (no layer shapes: -ngl unknown, estimated)")
 
 
-def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float) -> Placement:
-    """--offload-pct: exactly that share of the weights to RAM, routed experts first, then block by block."""
+def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float,
+                        points: tuple[float, ...], gpus: int) -> Placement:
+    """--offload-pct: that share of the weights to RAM, routed experts first, then whole layers, rounded up to the
+    whole tensors llama.cpp can move: the routed experts of the first k layers (--n-cpu-moe k), then -ngl's slots
+    (the output head, then the first layers with their KV). The placement is the one those flags make, so the
+    launch command runs what the page prices."""
     layout = demand.layout
     target = offload_pct / 100 * layout.file_bytes
+    if layout.estimated:
+        return _explicit_continuous(demand, full, host, offload_pct, target)
+    blocks = layout.blocks
+    n_blocks = len(blocks)
+    experts = [block.expert_bytes for block in blocks]
+    wanted_experts = min(target, sum(experts))
+    n_cpu_moe = _leading_blocks_covering(experts, wanted_experts)
+    rest = target - sum(experts[:n_cpu_moe])
+    cpu_slots = 0
+    if rest > 0 and (n_cpu_moe == n_blocks or not any(experts)):
+        # Every routed expert is out (or there are none): then slots leave the GPU in -ngl's order, the output
+        # head first (-ngl n keeps every block), then block 0, block 1, … (llama_model::load_tensors).
+        slots = [layout.output_bytes] + [block.other_bytes for block in blocks]
+        cpu_slots = _leading_blocks_covering(slots, rest)
+    gpu_layers = n_blocks + 1 - cpu_slots
+    loads = _loads(demand, assign_slots(n_blocks, gpu_layers, points), n_cpu_moe, gpus)
+    flags = " ".join(flag for flag in (f"-ngl {gpu_layers}", f"--n-cpu-moe {n_cpu_moe}" if n_cpu_moe else "") if flag)
+    how = (f"--offload-pct {offload_pct:g}: {loads.experts / GIB:.2f} GiB of routed experts and "
+           f"{loads.dense / GIB:.2f} GiB of other weights in system RAM, in whole layers ({flags})")
+    device = tuple(loads.device)
+    return Placement("llama.cpp", "explicit", device, device, host, loads.dense, loads.experts, loads.kv,
+                     gpu_layers, n_cpu_moe or None, how)
+
+
+def _leading_blocks_covering(sizes: list[float], wanted: float) -> int:
+    """The fewest leading entries of ``sizes`` whose sum reaches ``wanted`` (all of them if none does)."""
+    if wanted <= 0:
+        return 0
+    total = 0.0
+    for count, size in enumerate(sizes, start=1):
+        total += size
+        if total >= wanted:
+            return count
+    return len(sizes)
+
+
+def _explicit_continuous(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float,
+                         target: float) -> Placement:
+    """No layer shapes: without layers to move, exactly the share, active and idle bytes in proportion."""
+    layout = demand.layout
     experts = sum(block.expert_bytes for block in layout.blocks)
     dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
-    if layout.estimated:
-        # Without shapes the pseudo-block's "experts" are the bytes a token does not read, not routed experts a
-        # token reads k/E of: moving them first made the offload free. Move active and idle bytes in proportion,
-        # as the automatic offload of such a layout does (_continuous_offload).
-        share = min(target / (experts + dense), 1.0) if experts + dense else 0.0
-        experts_moved, dense_moved = experts * share, dense * share
-    else:
-        experts_moved = min(target, experts)
-        dense_moved = min(target - experts_moved, dense)
+    # Without shapes the pseudo-block's "experts" are the bytes a token does not read, not routed experts a
+    # token reads k/E of: moving them first made the offload free. Move active and idle bytes in proportion,
+    # as the automatic offload of such a layout does (_continuous_offload).
+    share = min(target / (experts + dense), 1.0) if experts + dense else 0.0
+    experts_moved, dense_moved = experts * share, dense * share
     device = list(full.device)
     # Take the moved bytes from the GPUs in proportion to what each holds (a --tensor-split the user would pick).
     held = sum(device) - len(device) * demand.device_fixed_bytes
@@ -345,8 +387,8 @@ def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offlo
         own = load - demand.device_fixed_bytes
         device[i] = load - (experts_moved + dense_moved) * (own / held if held else 0.0)
     placed = tuple(device)
-    how = (f"--offload-pct {offload_pct:g}: {experts_moved / GIB:.2f} GiB of routed experts and "
-           f"{dense_moved / GIB:.2f} GiB of other weights in system RAM (-ot overrides)")
+    how = (f"--offload-pct {offload_pct:g}: {experts_moved / GIB:.2f} GiB of the weights a token does not read and "
+           f"{dense_moved / GIB:.2f} GiB of those it reads in system RAM (no layer shapes: -ngl unknown, estimated)")
     return Placement("llama.cpp", "explicit", placed, placed, host, dense_moved, experts_moved, 0.0, None, None, how)
 
 

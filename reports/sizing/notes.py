@@ -52,8 +52,12 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     Even the compute buffers do not fit: everything runs from system RAM (-ngl 0).
 ``offload_auto_estimated``     offloaded_gib: float, share_pct: float (share of the weights moved)
     Does not fit, and the model has no layer shapes: a share of the weights in RAM, -ngl unknown.
-``offload_explicit_llama_cpp`` offload_pct: float, experts_gib: float, dense_gib: float
-    --offload-pct under llama.cpp: routed experts first, then other weights (-ot overrides).
+``offload_explicit_layers``    offload_pct: float, experts_gib: float, dense_gib: float, gpu_layers: int (-ngl),
+                               n_cpu_moe: int (0: none)
+    --offload-pct under llama.cpp: routed experts first, then -ngl's slots, rounded up to whole layers (the flags).
+``offload_explicit_estimated`` offload_pct: float, unread_gib: float, read_gib: float
+    --offload-pct under llama.cpp on a model without shapes: the share of the bytes a token does not read and of
+    those it reads, in proportion (-ngl unknown).
 ``offload_explicit_vllm``      offload_pct: float, cpu_offload_gb: float (decimal GB per GPU, vLLM's unit)
     --offload-pct under vLLM: --cpu-offload-gb.
 ``vllm_will_not_start``        (none)

@@ -94,12 +94,31 @@ def test_two_gpus_split_the_layers():
     assert placement.per_gpu_bytes == 34.0
 
 
-def test_explicit_offload_moves_that_share_of_the_weights():
-    # Weights: 4 (embedding) + 3 (output) + 4 × 12 = 55; 50 % → 27.5 bytes, all from routed experts (40 available).
+def test_explicit_offload_moves_that_share_of_the_weights_in_whole_layers():
+    # Weights: 4 (embedding) + 3 (output) + 4 × 12 = 55; 50 % → 27.5 bytes, from routed experts (40 available),
+    # rounded up to whole layers: the experts of the first 3 (30 bytes), --n-cpu-moe 3 with every layer on the GPU.
     placement = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=50)
     assert placement.mode == "explicit"
-    assert placement.offloaded_expert_bytes == 27.5 and placement.offloaded_dense_bytes == 0.0
-    assert placement.device_bytes == (56.0 - 27.5,)
+    assert placement.offloaded_expert_bytes == 30.0 and placement.offloaded_dense_bytes == 0.0
+    assert (placement.n_cpu_moe, placement.gpu_layers) == (3, 5)
+    assert placement.device_bytes == (56.0 - 30.0,)
+    # 90 % → 49.5: all 40 expert bytes, then 9.5 in -ngl's order: the head (3), then blocks of 2:
+    # 3 + 2 + 2 + 2 = 9 < 9.5, so all 5 slots → -ngl 0, every block's KV in RAM too.
+    most = place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=90)
+    assert (most.n_cpu_moe, most.gpu_layers) == (4, 0)
+    assert most.offloaded_dense_bytes == 11.0 and most.offloaded_kv_bytes == 4.0
+    assert most.device_bytes == (1.0,)
+
+
+def test_explicit_offload_of_a_dense_model_moves_whole_layers_with_their_kv():
+    # Weights 4 + 3 + 4 × 10 = 47; 30 % → 14.1 bytes. -ngl lowers the output head first (3), then block 0 (10),
+    # block 1 (10): 23 ≥ 14.1 → -ngl 2, blocks 0 and 1 with their KV (2 × 1) in RAM.
+    placement = place_llama_cpp(dense_demand(), gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=30)
+    assert (placement.n_cpu_moe, placement.gpu_layers) == (None, 2)
+    assert placement.offloaded_dense_bytes == 23.0 and placement.offloaded_kv_bytes == 2.0
+    assert placement.device_bytes == (1.0 + 2 * 11.0,)
+    nothing = place_llama_cpp(dense_demand(), gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=0)
+    assert (nothing.gpu_layers, nothing.offloaded_bytes) == (5, 0.0)
 
 
 def test_unified_memory_has_no_offload_split():

@@ -130,6 +130,7 @@ GRID = [
     (lambda: catalog.model("deepseek-r1-0528"), catalog.accelerator("mac-mini-m4-pro-64gb"), Scenario(), ()),
     (lambda: catalog.model("llama-3-1-8b-instruct"), TINY, Scenario(), ()),
     (lambda: _shapeless(kv_proxy=True), RTX_4090, Scenario(), ()),
+    (lambda: _shapeless(kv_proxy=True), RTX_4090, Scenario(offload_pct=30), ()),
     # 5 T parameters: ≈ 2.8 TiB at Q4_K_M, more than any offer's GPUs hold.
     (lambda: _shapeless(kv_proxy=False, params=5e12), RTX_4090, Scenario(), catalog.offers()),
     (_published, RTX_4090, Scenario(quant="UD-Q4_K_XL"), ()),
