@@ -345,7 +345,9 @@ def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offlo
     if rest > 0 and (n_cpu_moe == n_blocks or not any(experts)):
         # Every routed expert is out (or there are none): then slots leave the GPU in -ngl's order, the output
         # head first (-ngl n keeps every block), then block 0, block 1, … (llama_model::load_tensors).
-        slots = [layout.output_bytes] + [block.other_bytes for block in blocks]
+        # A tied head's GPU copy leaves too, but the weights in system RAM do not grow: the head is the embedding.
+        head = 0.0 if layout.output_is_tied_copy else layout.output_bytes
+        slots = [head] + [block.other_bytes for block in blocks]
         cpu_slots = _leading_blocks_covering(slots, rest)
     gpu_layers = n_blocks + 1 - cpu_slots
     loads = _loads(demand, assign_slots(n_blocks, gpu_layers, points), n_cpu_moe, gpus)

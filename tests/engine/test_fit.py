@@ -162,3 +162,13 @@ def test_tensor_parallel_placement():
 def test_offload_pct_out_of_range(pct):
     with pytest.raises(SizingError, match="--offload-pct"):
         place_llama_cpp(moe_demand(), gpus=1, usable_per_gpu=60.0, unified=False, offload_pct=pct)
+
+
+def test_explicit_offload_of_a_tied_head_counts_only_the_layers():
+    # A tied output head is a GPU copy of the embedding (4 bytes here): moving it frees the GPU but puts no weight
+    # in system RAM. Weights 4 + 4 × 10 = 44; 5 % → 2.2: the head slot (4 bytes, but 0 moved) is not enough, block 0
+    # (10) is → -ngl 3. Counting the head's 4 bytes stopped at -ngl 4 with nothing in system RAM.
+    blocks = tuple(BlockWeights(i, 0.0, 10.0) for i in range(4))
+    tied = LlamaCppDemand(LlamaCppLayout(4.0, 4.0, True, blocks), (1.0,) * 4, 1.0, 0.5)
+    placement = place_llama_cpp(tied, gpus=1, usable_per_gpu=100.0, unified=False, offload_pct=5)
+    assert placement.gpu_layers == 3 and placement.offloaded_weight_bytes == 10.0
