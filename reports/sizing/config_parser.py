@@ -494,13 +494,13 @@ def _qwen_hybrid(cfg: _Config) -> dict:
         ffns = ["dense"] * num_layers
         fields["intermediate_size"] = cfg.int("intermediate_size")
     fields["layers"] = _layers(mixers, ffns)
-    if _model_type_is_qwen3_5(cfg):  # Qwen3-Next has no such hook: its state stays in the model dtype
-        fields["vllm_ssm_state_dtype"] = _ssm_state_dtype(cfg, "mamba_ssm_dtype", default=None)
     return fields
 
 
-def _model_type_is_qwen3_5(cfg: _Config) -> bool:
-    return (cfg.str("model_type") or "").startswith("qwen3_5")
+def _qwen3_5(cfg: _Config) -> dict:
+    """Qwen3.5: Qwen3-Next's layout, and vLLM's Qwen3_5ForConditionalGenerationConfig keeps the delta-net state in
+    the config's mamba_ssm_dtype (Qwen3-Next has no such hook: its state stays in the model dtype)."""
+    return dict(_qwen_hybrid(cfg), vllm_ssm_state_dtype=_ssm_state_dtype(cfg, "mamba_ssm_dtype", default=None))
 
 
 # ------------------------------------------------------------------------------- DeepSeek / Kimi / GLM MoE
@@ -904,8 +904,8 @@ _BUILDERS: dict[str, Callable[[_Config], dict]] = {
     "qwen2_moe": _qwen_moe,
     "qwen3_moe": _qwen_moe,
     "qwen3_next": _qwen_hybrid,
-    "qwen3_5": _qwen_hybrid,
-    "qwen3_5_moe": _qwen_hybrid,
+    "qwen3_5": _qwen3_5,
+    "qwen3_5_moe": _qwen3_5,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
     "deepseek_v32": _deepseek,

@@ -311,18 +311,28 @@ def _placed(demand_per_gpu: tuple[float, ...], loads: _Loads, host: float, gpu_l
 
 def _continuous_offload(demand: LlamaCppDemand, full: _Loads, host: float, usable: float, gpus: int) -> Placement:
     """No layer shapes: move just enough weight bytes (active and idle in proportion) to RAM; -ngl unknown."""
-    weights = sum(block.total_bytes for block in demand.layout.blocks) + demand.layout.output_bytes
     excess = sum(max(0.0, load - usable) for load in full.device)
-    moved = min(excess, weights)
+    device, dense, experts, share = _move_share(demand, full, excess)
+    return Placement("llama.cpp", "auto", tuple(full.device), device, host, dense, experts, 0.0, None, None,
+                     f"{share:.0%} of the weights in system RAM (no layer shapes: -ngl unknown, estimated)")
+
+
+def _move_share(demand: LlamaCppDemand, full: _Loads, wanted: float) -> tuple[tuple[float, ...], float, float, float]:
+    """A layout without shapes (one pseudo-block): move ``wanted`` weight bytes (at most all) to RAM, the bytes a
+    token reads and those it does not in proportion — the pseudo-block's "experts" are the unread bytes, not routed
+    experts a token reads k/E of, so moving them first would make the offload free. Each GPU gives up weights in
+    proportion to what it holds (the --tensor-split a user would pick); the fixed per-GPU buffers stay.
+    Returns (device bytes, dense moved, "experts" moved, share moved)."""
+    layout = demand.layout
+    weights = sum(block.total_bytes for block in layout.blocks) + layout.output_bytes
+    moved = min(max(wanted, 0.0), weights)
     share = moved / weights if weights else 0.0
-    block = demand.layout.blocks[0]
-    # Each GPU gives up weights in proportion to what it holds; the fixed per-GPU buffers stay.
     own = [load - demand.device_fixed_bytes for load in full.device]
     held = sum(own)
     device = tuple(load - moved * (mine / held if held else 0.0) for load, mine in zip(full.device, own))
-    return Placement("llama.cpp", "auto", tuple(full.device), device, host, block.other_bytes * share,
-                     block.expert_bytes * share, 0.0, None, None,
-                     f"{share:.0%} of the weights in system RAM (no layer shapes: -ngl unknown, estimated)")
+    dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
+    experts = sum(block.expert_bytes for block in layout.blocks)
+    return device, dense * share, experts * share, share
 
 
 def _explicit_llama_cpp(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float,
@@ -373,25 +383,11 @@ def _leading_blocks_covering(sizes: list[float], wanted: float) -> int:
 
 def _explicit_continuous(demand: LlamaCppDemand, full: _Loads, host: float, offload_pct: float,
                          target: float) -> Placement:
-    """No layer shapes: without layers to move, exactly the share, active and idle bytes in proportion."""
-    layout = demand.layout
-    experts = sum(block.expert_bytes for block in layout.blocks)
-    dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
-    # Without shapes the pseudo-block's "experts" are the bytes a token does not read, not routed experts a
-    # token reads k/E of: moving them first made the offload free. Move active and idle bytes in proportion,
-    # as the automatic offload of such a layout does (_continuous_offload).
-    share = min(target / (experts + dense), 1.0) if experts + dense else 0.0
-    experts_moved, dense_moved = experts * share, dense * share
-    device = list(full.device)
-    # Take the moved bytes from the GPUs in proportion to what each holds (a --tensor-split the user would pick).
-    held = sum(device) - len(device) * demand.device_fixed_bytes
-    for i, load in enumerate(device):
-        own = load - demand.device_fixed_bytes
-        device[i] = load - (experts_moved + dense_moved) * (own / held if held else 0.0)
-    placed = tuple(device)
-    how = (f"--offload-pct {offload_pct:g}: {experts_moved / GIB:.2f} GiB of the weights a token does not read and "
-           f"{dense_moved / GIB:.2f} GiB of those it reads in system RAM (no layer shapes: -ngl unknown, estimated)")
-    return Placement("llama.cpp", "explicit", placed, placed, host, dense_moved, experts_moved, 0.0, None, None, how)
+    """No layer shapes: no layers to move, so exactly the share, read and unread bytes in proportion."""
+    device, dense, experts, _ = _move_share(demand, full, target)
+    how = (f"--offload-pct {offload_pct:g}: {experts / GIB:.2f} GiB of the weights a token does not read and "
+           f"{dense / GIB:.2f} GiB of those it reads in system RAM (no layer shapes: -ngl unknown, estimated)")
+    return Placement("llama.cpp", "explicit", device, device, host, dense, experts, 0.0, None, None, how)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -281,20 +281,27 @@ def test_gemma4_per_layer_type_kv_shapes():
 
 def test_gemma4_moe_block_keeps_the_dense_mlp_beside_the_experts():
     # Gemma 4 26B-A4B (catalog/seed/models.json, ai-dynamo/aiconfigurator copy): every layer has the dense MLP of
-    # 2112 and 128 experts of 704, top-8 — sized as MoE layers with a 2112-wide shared expert.
-    # Parameters: embedding 262,144 × 2,816 (tied); per sliding layer q 2816 × 16·256, k, v 2816 × 8·256 each,
-    # o 16·256 × 2816; per global layer q 2816 × 16·512, k 2816 × 2·512 (no v: k_eq_v), o 16·512 × 2816;
-    # FFN 3 × 2816 × 2112 + 128 × 3 × 2816 × 704 + router 2816 × 128; Google's model card: 25.2 B total, 3.8 B
-    # active.
-    from reports.sizing.parameters import count_parameters
+    # 2112 and 128 experts of 704, top-8 — sized as MoE layers with a 2112-wide shared expert. Per layer, by hand:
+    # experts 128 × 2816 × 704 = 253,755,392 each for gate, up and down; MLP 2816 × 2112 = 5,947,392 each;
+    # router 2816 × 128 = 360,448. Sliding layer: q 2816 × 16·256, k and v 2816 × 8·256; global layer (layer 5):
+    # q 2816 × 16·512, k 2816 × 2·512 and no v (k_eq_v).
+    from reports.sizing.parameters import count_parameters, tensor_inventory
     from tests.engine.seed_catalog import model
     spec = model("gemma-4-26b-a4b-it")
     assert mixer_counts(spec) == {("sliding", "moe"): 25, ("full", "moe"): 5}
     assert spec.moe == MoeShape(128, 8, 704, 1, 2112) and spec.intermediate_size is None
     assert spec.attention == AttentionShape(16, 2, 512, k_eq_v=True)
     assert spec.sliding_attention == AttentionShape(16, 8, 256)
+    sliding = {t.name: t.elements for t in tensor_inventory(spec) if t.layer == 0}
+    assert sliding["ffn_gate_exps"] == sliding["ffn_up_exps"] == sliding["ffn_down_exps"] == 253_755_392
+    assert sliding["ffn_gate_shexp"] == sliding["ffn_down_shexp"] == 5_947_392
+    assert sliding["ffn_gate_inp"] == 360_448
+    assert (sliding["attn_q"], sliding["attn_k"], sliding["attn_v"]) == (2816 * 4096, 2816 * 2048, 2816 * 2048)
+    full = {t.name: t.elements for t in tensor_inventory(spec) if t.layer == 5}
+    assert (full["attn_q"], full["attn_k"], "attn_v" in full) == (2816 * 8192, 2816 * 1024, False)
+    # The name's 26 B total and 4 B active (the seed's stated figures) within 5 %: 25.23 B and 3.82 B.
     count = count_parameters(spec)
-    assert round(count.total / 1e9, 1) == 25.2 and round(count.active / 1e9, 1) == 3.8
+    assert abs(count.total / 26e9 - 1) < 0.05 and abs(count.active / 4e9 - 1) < 0.05
     dense = dict(GEMMA4_31B, text_config=dict(GEMMA4_31B["text_config"], enable_moe_block=True, num_experts=4,
                                                 top_k_experts=2, moe_intermediate_size=64))
     assert parse_config(dense).moe == MoeShape(4, 2, 64, 1, 21504)
