@@ -44,7 +44,7 @@ setup: venv var/secret_key translations
 
 run: setup
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C to stop)"
-	$(LOCAL_ENV) $(VENV)/bin/gunicorn sizer_site.wsgi:application --bind $(HOST):$(PORT) --workers $(WORKERS) \
+	$(LOCAL_ENV) $(VENV)/bin/gunicorn sizer_site.wsgi:application --config gunicorn.conf.py --bind $(HOST):$(PORT) --workers $(WORKERS) \
 		--access-logfile - --forwarded-allow-ips=127.0.0.1
 
 # Debian's Chromium for the browser tests (Playwright drives /usr/bin/chromium; it cannot download its own).

@@ -132,7 +132,8 @@ class ProductionServer:
         # both go to stderr, which is the error log file.
         with self.error_log.open("ab") as error_log:
             self.process = subprocess.Popen(
-                [PYTHON, "-m", "gunicorn", "sizer_site.wsgi:application", "--bind", f"{LOOPBACK}:{self.port}",
+                [PYTHON, "-m", "gunicorn", "sizer_site.wsgi:application", "--config", str(REPO / "gunicorn.conf.py"),
+                 "--bind", f"{LOOPBACK}:{self.port}",
                  "--workers", str(self.workers), "--forwarded-allow-ips", LOOPBACK, "--error-logfile", "-"],
                 cwd=REPO, env=self.env, stdout=subprocess.DEVNULL, stderr=error_log,
             )
@@ -163,6 +164,31 @@ class ProductionServer:
         if not self.error_log.is_file():
             return "(no gunicorn error log)"
         return "\n".join(self.error_log.read_text(errors="replace").splitlines()[-lines:])
+
+    def worker_pids(self) -> list[int]:
+        """The gunicorn workers now running (the master's children, from Linux's /proc)."""
+        if self.process is None:
+            return []
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        try:
+            return [int(pid) for pid in children.read_text().split()]
+        except OSError:
+            return []
+
+    def worker_minor_faults(self) -> int | None:
+        """Minor page faults of the running workers so far (field 10 of /proc/PID/stat); None off Linux.
+
+        A CPU-bound worker that faults a thousand times per request is mapping and unmapping memory on every request
+        (see gunicorn.conf.py: CPython's frame-stack chunks); a steady worker faults a few dozen times."""
+        total = 0
+        pids = self.worker_pids()
+        for pid in pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                return None
+            total += int(stat.rsplit(")", 1)[1].split()[7])
+        return total if pids else None
 
     def worker_restarts(self) -> int:
         """Workers gunicorn booted beyond the first WORKERS (a worker timeout or crash boots a new one)."""

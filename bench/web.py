@@ -4,7 +4,7 @@
     .venv/bin/python bench/web.py --quick         # a smoke run: a few requests per row
 
 It starts gunicorn with the production environment in a throw-away VAR_DIR (bench/server.py: migrate,
-load_catalog, collectstatic, `--workers 2` like `make run`, DEBUG=False, HTTPS=False on loopback) and measures,
+load_catalog, collectstatic, gunicorn.conf.py and `--workers 2` like `make run`, DEBUG=False, HTTPS=False on loopback) and measures,
 one row after another, each bounded by a request count and a time limit:
 
   static CSS       the stylesheet, served by WhiteNoise (precompressed; the client sends Accept-Encoding: gzip)
@@ -20,6 +20,10 @@ one row after another, each bounded by a request count and a time limit:
   hardware page    /<lang>/hardware/<slug>/, each request another accelerator     (when the page exists)
   search           the search form's htmx request, a different typed prefix each time (when it exists)
   sitemap          /sitemap.xml, the same URL repeatedly                           (when it exists)
+
+The last column, faults, is the gunicorn workers' minor page faults per request during the row (Linux's
+/proc/PID/stat): a few dozen when a worker reuses its memory, a thousand or more when it maps and unmaps memory on
+every request (gunicorn.conf.py says why that happened with the sync worker).
 
 Concurrency is fixed and small: 2 clients by default (one request in flight per gunicorn worker), so latency is
 the service time without queueing while the workers stay busy. The client (asyncio, one connection per request,
@@ -108,11 +112,15 @@ def main() -> int:
         for row in rows:
             clients = row.concurrency or args.concurrency
             warm_up(server.port, row, clients)
+            faults_before = server.worker_minor_faults()
             stats = run_bounded(server.port, row.make_request, concurrency=clients,
                                 max_requests=row.max_requests, max_seconds=row.max_seconds,
                                 ok_statuses=frozenset({200}))
+            faults_after = server.worker_minor_faults()
+            faults = (faults_after - faults_before) / stats.requests if (
+                faults_before is not None and faults_after is not None and stats.requests) else None
             results.append((row, stats, weigh(client, row.sample)))
-            print_row(row, stats, results[-1][2])
+            print_row(row, stats, results[-1][2], faults)
         print(f"# after the rows: {cpu_reference_line()}")
         paired = paired_cached_and_static(server.port, rows, args.concurrency)
         print_failures(results)
@@ -260,7 +268,7 @@ def print_header(args, site: Site, assets: list[str], report: Response) -> None:
     commit = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=REPO, capture_output=True,
                             text=True, check=False).stdout.strip() or "unknown"
     print(f"# {platform.node()}: {os.cpu_count()} CPUs, Python {platform.python_version()}, commit {commit}")
-    print(f"# gunicorn --workers {args.workers}; {args.concurrency} concurrent clients on loopback; each row at most "
+    print(f"# gunicorn -c gunicorn.conf.py --workers {args.workers}; {args.concurrency} concurrent clients on loopback; each row at most "
           f"{args.requests} requests (static {5 * args.requests}, model/hardware pages one per catalog entry) "
           f"or {args.seconds:g} s, after {WARMUP_REQUESTS} unmeasured warm-up requests")
     print(f"# catalog: {len(site.models)} models, {len(site.hardware)} accelerators; report rows: "
@@ -273,7 +281,8 @@ def print_header(args, site: Site, assets: list[str], report: Response) -> None:
         print(f"# {page} page: {site.describe(page)}")
     print(f"# assets linked by the report page: {', '.join(assets) or 'none'}")
     print()
-    print(f"{'row':<26}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>10}{'gzip':>9}")
+    print(f"{'row':<26}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'bytes':>10}{'gzip':>9}"
+          f"{'faults':>8}")
 
 
 CPU_REFERENCE = "sum(i * i for i in range(10000))"
@@ -296,9 +305,10 @@ def cpu_reference_line() -> str:
     return f"CPU reference ({CPU_REFERENCE}, ms per loop, lower is faster): {', '.join(timings)}"
 
 
-def print_row(row: Row, stats: RunStats, weight: Weight) -> None:
+def print_row(row: Row, stats: RunStats, weight: Weight, faults_per_request: float | None) -> None:
+    faults = f"{faults_per_request:>8.0f}" if faults_per_request is not None else f"{'n/a':>8}"
     print(f"{row.name:<26}{stats.requests:>9}{stats.per_second:>9.1f}{stats.median_ms():>9.1f}"
-          f"{stats.percentile_ms(99):>9.1f}{weight.raw:>10,}{weight.gzipped:>9,}"
+          f"{stats.percentile_ms(99):>9.1f}{weight.raw:>10,}{weight.gzipped:>9,}{faults}"
           + (f"   {stats.errors} errors" if stats.errors else ""), flush=True)
 
 

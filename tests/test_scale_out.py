@@ -157,7 +157,8 @@ class AppServers:
     def start(self) -> None:
         for port in self.ports:
             self.processes.append(subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "sizer_site.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                [sys.executable, "-m", "gunicorn", "sizer_site.wsgi:application",
+                 "--config", str(REPO / "gunicorn.conf.py"), "--bind", f"127.0.0.1:{port}",
                  "--workers", "1", "--forwarded-allow-ips", "127.0.0.1",
                  "--error-logfile", str(self.log_file)],
                 cwd=REPO, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
