@@ -12,16 +12,19 @@ runtime model alone.
 from __future__ import annotations
 
 import csv
+import json
 import statistics
 from pathlib import Path
 
 from bench.model_specs import alternating_sliding, every_nth, uniform_layers
+from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import SizingError
 from reports.sizing.kv_cache import GIB, kv_cache
 from reports.sizing.runtime import MIB, llama_cpp_buffers, runtime_memory, vllm_kv_capacity
 from reports.sizing.specs import (
     AttentionShape,
     DsaIndexerShape,
+    LayerSpec,
     LinearAttentionShape,
     MlaShape,
     ModelSpec,
@@ -30,6 +33,7 @@ from reports.sizing.specs import (
 )
 
 DATA = Path(__file__).resolve().parent / "data"
+SEED_MODELS = Path(__file__).resolve().parents[1] / "catalog" / "seed" / "models.json"
 
 
 def _dense(slug, layers, hidden, inter, heads, kv_heads, head_dim, vocab, **kw) -> ModelSpec:
@@ -142,7 +146,35 @@ def kv_section() -> tuple[list[dict], dict]:
     rows.append(_row("Qwen3-235B-A22B TP4 B/token/GPU", 48128, qwen.bytes_per_token_per_rank, "vllm#21348"))
     rows += _real_vs_naive_rows()
     rows += _kv_measured_token_rows()
+    rows += _deepseek_v4_rows()
     return rows, _summary(rows)
+
+
+def _deepseek_v4_flash() -> ModelSpec:
+    """DeepSeek-V4-Flash from the config.json the catalog keeps (catalog/seed/models.json, a copy of
+    deepseek-ai/DeepSeek-V4-Flash): too many per-layer fields (compress_ratios) to retype here."""
+    row = next(r for r in json.loads(SEED_MODELS.read_text()) if r["slug"] == "deepseek-v4-flash")
+    return parse_config(row["config"], slug=row["slug"], name=row["name"])
+
+
+def _deepseek_v4_rows() -> list[dict]:
+    """llama.cpp's DeepSeek-V4 caches as its logs print them. ggml-org/llama.cpp#25468 (-lv 6 at load,
+    --ctx-size 131072 --ubatch-size 512, f16): "SWA 32.25 MiB, CSA 672 MiB, HCA 20 MiB, lightning-indexer 168 MiB".
+    ggml-org/llama.cpp#27680 (DeepSeek-V4-Flash-0731, one sequence): compressor states "csa … 8 x 1024 … 1.31 MiB",
+    "hca … 128 x 512 … 10.00 MiB", "lid … 8 x 256 … 0.33 MiB" (rounded to 0.01 MiB in the log)."""
+    spec = _deepseek_v4_flash()
+    kv = kv_cache(spec, Scenario(context=131072, kv_dtype="f16", n_ubatch=512))
+    rows = [_row(f"DeepSeek-V4-Flash llama.cpp {name} MiB @ 131072", expected, kv.term(kind).bytes / MIB,
+                 "llama.cpp#25468")
+            for name, kind, expected in (("SWA", "dsv4_window", 32.25), ("CSA", "csa", 672.0), ("HCA", "hca", 20.0),
+                                         ("indexer", "csa_indexer", 168.0))]
+    state = kv.term("dsv4_state")
+    csa_layers, hca_layers = spec.layers.count(LayerSpec("csa", "moe")), spec.layers.count(LayerSpec("hca", "moe"))
+    csa_state = 2 * 8 * 1024 * 4 * csa_layers  # the kv + score tensors of the CSA compressor
+    rows.append(_row("DeepSeek-V4-Flash llama.cpp compressor states MiB", 1.31 + 10.00 + 0.33, state.bytes / MIB,
+                     f"llama.cpp#27680 (CSA {csa_state / MIB:.2f}, HCA and indexer in the rest; "
+                     f"{csa_layers} CSA, {hca_layers} HCA layers)"))
+    return rows
 
 
 def _real_vs_naive_rows() -> list[dict]:

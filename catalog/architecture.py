@@ -33,19 +33,25 @@ def architecture_fields(config: dict | None, *, slug: str = "", name: str = "") 
             break
         first_dense += 1
     attention = spec.attention
-    mla, moe, linear = spec.mla, spec.moe, spec.linear_attention
+    mla, moe, linear, compressed = spec.mla, spec.moe, spec.linear_attention, spec.compressed_attention
+    if compressed is not None:  # DeepSeek-V4: one shared K=V head
+        heads, kv_heads, head_dim = compressed.num_heads, 1, compressed.head_dim
+    else:
+        heads = attention.num_heads if attention else (mla.num_heads if mla else None)
+        kv_heads = attention.num_kv_heads if attention else (1 if mla else None)
+        head_dim = attention.head_dim if attention else None
     return {
         "architecture": spec.architecture,
         "attention_kind": attention_kind(spec),
         "num_layers": spec.num_layers,
         "hidden_size": spec.hidden_size,
         "intermediate_size": spec.intermediate_size,
-        "num_attention_heads": attention.num_heads if attention else (mla.num_heads if mla else None),
-        "num_kv_heads": attention.num_kv_heads if attention else (1 if mla else None),
-        "head_dim": attention.head_dim if attention else None,
-        "q_lora_rank": mla.q_lora_rank if mla else None,
+        "num_attention_heads": heads,
+        "num_kv_heads": kv_heads,
+        "head_dim": head_dim,
+        "q_lora_rank": mla.q_lora_rank if mla else (compressed.q_lora_rank if compressed else None),
         "kv_lora_rank": mla.kv_lora_rank if mla else None,
-        "qk_rope_head_dim": mla.qk_rope_head_dim if mla else None,
+        "qk_rope_head_dim": mla.qk_rope_head_dim if mla else (compressed.qk_rope_head_dim if compressed else None),
         "qk_nope_head_dim": mla.qk_nope_head_dim if mla else None,
         "v_head_dim": mla.v_head_dim if mla else None,
         "num_experts": moe.num_experts if moe else None,

@@ -34,6 +34,7 @@ class SeededModel(models.Model):
 
 
 class AttentionKind(models.TextChoices):
+    COMPRESSED = "compressed", _("Compressed sparse attention (CSA/HCA)")
     MLA = "mla", _("Multi-head latent attention (MLA)")
     HYBRID = "hybrid", _("Hybrid linear/state-space + attention")
     SLIDING = "sliding", _("Sliding-window + global attention")

@@ -34,6 +34,11 @@ def sizing_error_text(error: SizingError) -> str:
             "or the vLLM engine.") % p,
         "kv_dtype_not_for_engine": lambda: gettext(
             "This KV-cache precision is not available in %(engine)s; it caches %(choices)s.") % p,
+        "dsv4_vllm_needs_hopper": lambda: gettext(
+            "vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs only, not on %(hardware)s. Choose llama.cpp.")
+        % p,
+        "dsv4_vllm_kv_fp8": lambda: gettext(
+            "vLLM caches DeepSeek-V4 in its own FP8 layout only; choose the FP8 KV cache.") % p,
         "engine_not_on_backend": lambda: gettext(
             "%(engine)s does not run on %(hardware)s; choose llama.cpp.") % p,
         "vllm_needs_shapes": lambda: gettext(

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from reports.sizing import economics, estimate, finetune, fit, kv_cache, parallelism, runtime, throughput, weights
+from reports.sizing import (
+    config_parser, economics, estimate, finetune, fit, kv_cache, parallelism, runtime, throughput, weights,
+)
 from reports.sizing.quant import GGML_TYPES, QUANT_FORMATS
 
 ACCURACY_PATH = Path(__file__).resolve().parent / "data" / "accuracy.json"
@@ -355,6 +357,12 @@ class EngineConstants:
     default_optimizers: tuple[tuple[str, str], ...]  # (method, optimizer)
     nf4_bits: float
     finetune_cuda_context_mib: float
+    dsv4_csa_ratio: int
+    dsv4_hca_ratio: int
+    dsv4_vllm_entry_bytes: int
+    dsv4_vllm_indexer_entry_bytes: int
+    dsv4_vllm_block_tokens: int
+    dsv4_vllm_page_alignment: int
 
 
 # Constants of a backend class that it takes from another class instead of fitting them (see the comment above
@@ -431,6 +439,12 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         default_optimizers=tuple(finetune.DEFAULT_OPTIMIZER.items()),
         nf4_bits=finetune.NF4_DOUBLE_QUANT_BITS,
         finetune_cuda_context_mib=finetune.CUDA_CONTEXT_BYTES / MIB,
+        dsv4_csa_ratio=config_parser.DSV4_CSA_RATIO,
+        dsv4_hca_ratio=config_parser.DSV4_HCA_RATIO,
+        dsv4_vllm_entry_bytes=kv_cache.VLLM_DSV4_ENTRY_BYTES,
+        dsv4_vllm_indexer_entry_bytes=kv_cache.VLLM_DSV4_INDEXER_ENTRY_BYTES,
+        dsv4_vllm_block_tokens=kv_cache.VLLM_DSV4_BLOCK_TOKENS,
+        dsv4_vllm_page_alignment=kv_cache.VLLM_DSV4_PAGE_ALIGNMENT,
     )
 
 
@@ -475,6 +489,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
     "kv": (
         _llama_cpp("src/llama-kv-cache.cpp"),
         _llama_cpp("src/llama-kv-cache-iswa.cpp"),
+        _llama_cpp("src/llama-kv-cache-dsv4.cpp"),
+        _vllm("vllm/model_executor/models/deepseek_v4/attention.py", "v0.33.0"),
         _llama_cpp("src/llama-context.cpp"),
         _llama_cpp("src/llama-hparams.cpp"),
         _vllm("vllm/v1/kv_cache_interface.py", "001cabc"),

@@ -42,7 +42,7 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
-NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4"}
+NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "fp8_fp4": "FP8_FP4"}
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
@@ -273,6 +273,8 @@ class ReportPage:
             return e.scenario, e.memory
         kv_dtype = {"llama.cpp": {"fp8": "q8_0"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
             e.scenario.kv_dtype, e.scenario.kv_dtype)
+        if engine == "vllm" and self.model.compressed_attention is not None:
+            kv_dtype = "fp8"  # vLLM caches DeepSeek-V4 in fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
         scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype)
         try:
             validate_scenario(scenario)

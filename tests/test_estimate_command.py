@@ -65,7 +65,7 @@ def test_list_json(catalog):
     listing = json.loads(run("--list", "--format", "json"))
     assert {"slug", "name", "hf_repo"} == set(listing["models"][0])
     assert {"slug", "name", "vendor", "memory_gb"} == set(listing["hardware"][0])
-    assert len(listing["models"]) == 82 and len(listing["hardware"]) == 49
+    assert len(listing["models"]) == 83 and len(listing["hardware"]) == 49
 
 
 def test_config_and_hardware_files(db, tmp_path):
@@ -188,4 +188,4 @@ def test_every_catalog_model_on_every_accelerator(catalog):
             assert result["decode_tok_s"] > 0 and result["aggregate_decode_tok_s"] > 0
             assert result["verdict"] in ("fits", "tight", "unified", "exceeds")
             checked += 1
-    assert checked == 82 * 49
+    assert checked == 83 * 49

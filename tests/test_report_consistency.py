@@ -533,10 +533,10 @@ def test_tensor_parallel_weights_explain_the_replicated_share(client):
 def test_cann_hardware_pages_choose_from_the_formats_the_backend_runs(client):
     """Every Ascend page said "0 of 82 fit" once the K-quants no longer ran there: the ladder started at Q2_K."""
     text = text_of(client, "/en/hardware/ascend-910b-64gb/")
-    assert "of 82 open-weight LLMs fit" in text and " 0 of 82 open-weight" not in text
+    assert "of 83 open-weight LLMs fit" in text and " 0 of 83 open-weight" not in text
     assert "the highest-quality format of Q8_0, Q4_0 that fits" in text
     atlas = text_of(client, "/en/hardware/atlas-300i-duo-96gb/")
-    assert "the highest-quality format of F16 that fits" in atlas and " 0 of 82 open-weight" not in atlas
+    assert "the highest-quality format of F16 that fits" in atlas and " 0 of 83 open-weight" not in atlas
 
 
 def test_vllm_with_a_queue_keeps_required_for_all_sequences_and_no_system_ram(client):

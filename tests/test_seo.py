@@ -139,7 +139,7 @@ def test_sitemap_index_lists_every_section_with_lastmod(client):
                for item in root.findall(f"{SITEMAP}sitemap")}
     for section in ("reports", "models", "hardware", "pages"):
         assert f"http://testserver/sitemap-{section}.xml" in entries
-    assert "http://testserver/sitemap-reports.xml?p=2" in entries  # 82 × 49 × 2 URLs over several pages
+    assert "http://testserver/sitemap-reports.xml?p=2" in entries  # 83 × 49 × 2 URLs over several pages
     assert all(entries.values())
 
 

@@ -143,7 +143,7 @@ def test_hardware_page_renders_in_both_languages(client, lang):
     assert f'<html lang="{lang}">' in body
     for section in ('id="specs"', 'id="prices"', 'id="models"', "gfxspeak.com", "RunPod"):
         assert section in body
-    assert len(table_names(body)) == 82  # every seed model
+    assert len(table_names(body)) == 83  # every seed model
 
 
 def test_hardware_page_german_formats_prices_and_dates(client):

@@ -18,6 +18,7 @@ SAMPLE_PAIRS = [
     ("gpt-oss-120b", "mac-studio-m3-ultra-512gb"),
     ("kimi-k3-2-8t-a104b", "b300-288gb"),
     ("cohere-command-a-111b", "a100-80gb-sxm"),  # no config.json and no family member: KV unknown
+    ("deepseek-v4-flash", "b200-180gb"),  # DeepSeek-V4 compressed attention (CSA/HCA)
 ]
 
 
@@ -43,6 +44,24 @@ def test_page_shows_the_engines_figures(client, db):
     assert "2.88 GiB" in body
     assert "Fits with safe headroom" in body
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in body
+
+
+@pytest.mark.parametrize("lang, labels, total", [
+    ("en", ("Sliding window (every layer)", "Compressed cache, 4× (CSA)", "Indexer keys (CSA)",
+            "Compressed cache, 128× (HCA)", "Compressor state"), "0.88 GiB"),
+    ("de", ("Gleitendes Fenster (jede Schicht)", "Komprimierter Cache, 4× (CSA)", "Indexer-Schlüssel (CSA)",
+            "Komprimierter Cache, 128× (HCA)", "Kompressor-Zustand"), "0,88 GiB"),
+])
+def test_deepseek_v4_kv_cache_is_derived_by_layer_kind(client, db, lang, labels, total):
+    """DeepSeek-V4 Flash at 131,072 tokens under llama.cpp: 947,798,016 B = 0.88 GiB (tests/engine/test_deepseek_v4)
+    in five parts, each named in the page's language; vLLM's 16-bit cache is refused beside the field."""
+    body = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&context=131072")).content.decode()
+    for label in labels:
+        assert label in body, label
+    assert total in body
+    refused = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&kv_dtype=f16"))
+    assert refused.status_code == 400
+    assert ("own FP8 layout" if lang == "en" else "eigenen FP8-Format") in refused.content.decode()
 
 
 def test_german_page_uses_german_number_format(client, db):

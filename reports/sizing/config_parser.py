@@ -20,6 +20,7 @@ from .errors import ConfigError
 from .specs import (
     AttentionShape,
     ConvShape,
+    CompressedAttentionShape,
     DsaIndexerShape,
     LayerSpec,
     LinearAttentionShape,
@@ -176,9 +177,12 @@ def parse_config(config: Any, *, slug: str = "", name: str = "") -> ModelSpec:
 # The shape each kind of layer needs (ModelSpec fields), so a layer_types entry naming a kind the family has no
 # shape for is refused here, with its name, instead of failing later in the engine.
 _MIXER_SHAPES = {"full": ("attention", "mla"), "sliding": ("attention",), "chunked": ("attention",),
-                 "linear": ("linear_attention",), "mamba": ("mamba",), "conv": ("conv",)}
+                 "linear": ("linear_attention",), "mamba": ("mamba",), "conv": ("conv",),
+                 "window": ("compressed_attention",), "csa": ("compressed_attention",),
+                 "hca": ("compressed_attention",)}
 _MIXER_KEYS = {"full": "full_attention", "sliding": "sliding_attention", "chunked": "chunked_attention",
-               "linear": "linear_attention", "mamba": "mamba", "conv": "conv"}
+               "linear": "linear_attention", "mamba": "mamba", "conv": "conv", "window": "sliding_attention",
+               "csa": "compressed_sparse_attention", "hca": "heavily_compressed_attention"}
 
 
 def _check_layer_shapes(spec: ModelSpec) -> None:
@@ -253,6 +257,9 @@ def _native_dtype(cfg: _Config) -> str:
         method = quant.get("quant_method")
         if method is not None and not isinstance(method, str):
             raise ConfigError(f"config.json 'quantization_config.quant_method' must be a string, got {_show(method)}")
+        if method == "fp8" and cfg.str("expert_dtype") == "fp4":
+            # DeepSeek-V4: routed experts in FP4 (e2m1, one ue8m0 scale per 32), everything else block FP8.
+            return "fp8_fp4"
         if method in _NATIVE_QUANT_METHODS:
             return _NATIVE_QUANT_METHODS[method]
         # AWQ/GPTQ/bitsandbytes copies are derivatives; the engine sizes those as quant formats, so the
@@ -571,10 +578,59 @@ def _glm4_moe(cfg: _Config) -> dict:
     )
 
 
+# DeepSeek-V4's compress_ratios values: 0 = sliding window only, 4 = CSA, 128 = HCA (transformers
+# configuration_deepseek_v4.py compress_rates; llama.cpp src/llama-kv-cache-dsv4.cpp DSV4_CSA_RATIO/DSV4_HCA_RATIO).
+DSV4_CSA_RATIO = 4
+DSV4_HCA_RATIO = 128
+_DSV4_MIXERS = {0: "window", DSV4_CSA_RATIO: "csa", DSV4_HCA_RATIO: "hca"}
+
+
 def _deepseek_v4(cfg: _Config) -> dict:
-    # DeepSeek-V4 mixes sliding-window, compressed and heavily compressed attention per layer (compress_ratios);
-    # the KV cache cannot be sized without that list, and no complete copy of it has been sourced.
-    raise ConfigError("deepseek_v4 attention (per-layer compressed sparse attention) is not supported yet")
+    """DeepSeek-V4 (transformers models/deepseek_v4, DeepseekV4Config): every layer attends over a sliding window
+    with one shared K=V head; compress_ratios adds, per layer, a 4× compressed cache read through the lightning
+    indexer (CSA) or a 128× compressed cache (HCA). Every layer is MoE (the first num_hash_layers route by a
+    token-id table); the list has one more entry than layers, for the MTP layer."""
+    num_layers = _num_layers(cfg)
+    ratios = cfg.list("compress_ratios")
+    if ratios is None or len(ratios) < num_layers:
+        raise ConfigError(f"config.json 'compress_ratios' must list one ratio per layer ({num_layers})")
+    mixers = []
+    for index, value in enumerate(ratios[:num_layers]):
+        ratio = _as_int(value, f"compress_ratios[{index}]", 0, MAX_CONTEXT)
+        if ratio not in _DSV4_MIXERS:
+            raise ConfigError(f"config.json 'compress_ratios[{index}]' is {ratio}; DeepSeek-V4 layers use "
+                              "0 (sliding window), 4 (CSA) or 128 (HCA)")
+        mixers.append(_DSV4_MIXERS[ratio])
+    if cfg.int("num_key_value_heads", hi=MAX_HEADS, default=1) != 1:
+        raise ConfigError("config.json 'num_key_value_heads' must be 1: DeepSeek-V4 shares one K=V head")
+    indexer = _dsa_indexer(cfg)
+    if "csa" in mixers and indexer is None:
+        raise ConfigError("config.json has CSA layers (compress_ratios 4) but no 'index_n_heads'")
+    head_dim = cfg.int("head_dim", hi=MAX_HEAD_DIM)
+    heads = cfg.int("num_attention_heads", hi=MAX_HEADS)
+    o_groups = cfg.int("o_groups", hi=MAX_HEADS)
+    if heads % o_groups:
+        raise ConfigError(f"config.json 'o_groups' ({o_groups}) must divide num_attention_heads ({heads})")
+    return dict(
+        layers=_layers(mixers, ["moe"] * num_layers),
+        attention=None,
+        sliding_window=cfg.int("sliding_window", hi=MAX_CONTEXT),
+        moe=_deepseek_moe(cfg),
+        mtp_layers=_mtp_layers(cfg, "num_nextn_predict_layers"),
+        dsa_indexer=indexer,
+        compressed_attention=CompressedAttentionShape(
+            num_heads=heads,
+            head_dim=head_dim,
+            qk_rope_head_dim=cfg.int("qk_rope_head_dim", hi=MAX_HEAD_DIM),
+            q_lora_rank=cfg.int("q_lora_rank"),
+            o_groups=o_groups,
+            o_lora_rank=cfg.int("o_lora_rank"),
+            csa_ratio=DSV4_CSA_RATIO,
+            hca_ratio=DSV4_HCA_RATIO,
+            hc_mult=cfg.int("hc_mult", lo=1, hi=64, default=1),
+            hash_layers=cfg.int("num_hash_layers", lo=0, hi=num_layers, default=0),
+        ),
+    )
 
 
 # ------------------------------------------------------------------------------------------- other MoE

@@ -74,7 +74,7 @@ ENGINES = ("llama.cpp", "vllm")
 # GGUF converters that keep the MTP/nextn block in the file (see the module doc).
 GGUF_KEEPS_MTP_ARCHITECTURES = frozenset({"glm4_moe"})
 # Formats llama.cpp cannot load: vLLM checkpoint formats without a GGUF counterpart.
-VLLM_ONLY_FORMATS = frozenset({"FP8", "AWQ", "GPTQ"})
+VLLM_ONLY_FORMATS = frozenset({"FP8", "FP8_FP4", "AWQ", "GPTQ"})
 # cudaMemGetInfo total of an H100 80GB is 79.19 GiB (bench/data/vllm_memory.csv, NOTES-runtime.md): the driver
 # reports ~99 % of the nominal size read as GiB. vLLM's gpu_memory_utilization applies to that total.
 DRIVER_REPORTED_SHARE = 79.19 / 80
@@ -263,11 +263,15 @@ def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
     """What of an accelerator the GPUs' demand (fit.Placement.demand_per_gpu: before automatic offload) depends
     on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
     memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
-    the GPU's memory and name (runtime.vllm_scheduler_defaults: activation peak and CUDA-graph pool). The usable
+    the GPU's memory and name (runtime.vllm_scheduler_defaults: activation peak and CUDA-graph pool), and whether it
+    runs DeepSeek-V4's attention (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES). The usable
     memory is compared afterwards. tests/test_fitting_plan.py checks this against every plan of the grid."""
     unified = hardware.kind == "unified"
     if scenario.engine == "vllm":
-        return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name))
+        # The architecture only as far as vLLM refuses DeepSeek-V4 on it (_plan_vllm).
+        no_dsv4 = hardware.backend == "cuda" and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES
+        return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
+                no_dsv4)
     return (hardware.backend, unified)
 
 
@@ -405,20 +409,55 @@ def _kv_per_block(model: ModelSpec, kv: KvBreakdown | None, layout: LlamaCppLayo
     if layout.estimated:
         return (kv.total_bytes,)
     per_layer = {term.kind: term.bytes / term.layers for term in kv.terms if term.layers}
-    by_mixer = {
-        "full": per_layer.get("full", 0.0) + per_layer.get("mla", 0.0) + per_layer.get("dsa_indexer", 0.0),
-        "sliding": per_layer.get("sliding", 0.0),
-        "chunked": per_layer.get("chunked", 0.0),
-        "linear": per_layer.get("linear", 0.0),
-        "mamba": per_layer.get("mamba", 0.0),
-        "conv": per_layer.get("conv", 0.0),
-        "none": 0.0,
-    }
+    if model.compressed_attention is not None:
+        by_mixer = _dsv4_kv_per_layer(kv, per_layer)
+    else:
+        by_mixer = {
+            "full": per_layer.get("full", 0.0) + per_layer.get("mla", 0.0) + per_layer.get("dsa_indexer", 0.0),
+            "sliding": per_layer.get("sliding", 0.0),
+            "chunked": per_layer.get("chunked", 0.0),
+            "linear": per_layer.get("linear", 0.0),
+            "mamba": per_layer.get("mamba", 0.0),
+            "conv": per_layer.get("conv", 0.0),
+            "none": 0.0,
+        }
     layers = model.layers
     return tuple(by_mixer[layers[b.index].mixer] if b.index < len(layers) else 0.0 for b in layout.blocks)
 
 
+def _dsv4_kv_per_layer(kv: KvBreakdown, per_layer: dict[str, float]) -> dict[str, float]:
+    """DeepSeek-V4 under llama.cpp: every layer holds its sliding window; CSA layers add the compressed cache, the
+    indexer keys and their compressor states, HCA layers the compressed cache and its state (kv_cache.py)."""
+    state = kv.term("dsv4_state")
+    csa_state = hca_state = 0.0
+    if state is not None:
+        csa_state = state.inputs["csa_elements"] * 4.0 * kv.batch
+        hca_state = state.inputs["hca_elements"] * 4.0 * kv.batch
+    window = per_layer.get("dsv4_window", 0.0)
+    return {
+        "window": window,
+        "csa": window + per_layer.get("csa", 0.0) + per_layer.get("csa_indexer", 0.0) + csa_state,
+        "hca": window + per_layer.get("hca", 0.0) + hca_state,
+    }
+
+
+# ggml-org/llama.cpp#27680: DeepSeek-V4-Flash's "CUDA0 compute buffer size increased from 2366.28 MiB to 2570.28 MiB"
+# between builds b10567 and b10568, at n_ctx 64000 on one RTX 4090 (the note quotes it; not modelled).
+DSV4_REPORTED_COMPUTE_BUFFER_MIB = (2366.28, 2570.28)
+DSV4_REPORTED_CONTEXT = 64_000
+DSV4_REPORTED_HARDWARE = "RTX 4090"
+
+# vLLM's DeepSeek-V4 attention backends (0.33.0, models/deepseek_v4): FlashMLA sparse for compute capability 9.x and
+# 10.x, FlashInfer for 10.x and 12.x; no backend for the CUDA architectures before Hopper (Ampere 8.0/8.6, Ada 8.9).
+VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES = frozenset({"ampere", "ada", "turing", "volta"})
+
+
 def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
+    if (model.compressed_attention is not None and hardware.backend == "cuda"
+            and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES):
+        raise SizingError(f"--engine vllm: vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs, not on "
+                          f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
+                          code="dsv4_vllm_needs_hopper", params={"hardware": hardware.name})
     gpus = scenario.gpus
     tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes,
                                  mxfp4_padding=vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))
@@ -518,6 +557,8 @@ def kv_bytes_read(kv: KvBreakdown | None, depth: int) -> float:
             total += term.bytes / kv.batch
         else:
             seen = depth if term.window_tokens is None else min(depth, term.window_tokens)
+            if term.read_tokens_cap is not None:
+                seen = min(seen, term.read_tokens_cap)
             total += term.bytes_per_token_per_layer * term.layers * seen * ranks
     return total
 
@@ -637,11 +678,14 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
 
 
 def attention_kind(model: ModelSpec) -> str:
-    """mla, hybrid (linear/SSM layers), sliding (mixed windows), gqa, mha or mqa; "" when unknown."""
+    """compressed (DeepSeek-V4 CSA/HCA), mla, hybrid (linear/SSM layers), sliding (mixed windows), gqa, mha or
+    mqa; "" when unknown."""
     shapes = _shape_source(model)
     if shapes is None:
         return ""
     mixers = {layer.mixer for layer in shapes.layers}
+    if shapes.compressed_attention is not None:
+        return "compressed"
     if shapes.mla is not None:
         return "mla"
     if mixers & {"linear", "mamba", "conv"}:
@@ -890,7 +934,22 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           {"hardware": hardware.name}))
     if offers and cost is None:
         notes.append(Note("no_offer_fits", "no catalog cloud offer fits this scenario: cost per 1M tokens unknown"))
-    if finetune is None:
+    if model.compressed_attention is not None and scenario.engine == "llama.cpp":
+        # ggml-org/llama.cpp#27680: "CUDA0 compute buffer size increased from 2366.28 MiB to 2570.28 MiB" for
+        # DeepSeek-V4-Flash at n_ctx 64000 on one RTX 4090 (the micro-batch is not in the log); #25468: the
+        # lightning indexer's score matrix makes it grow with the context. runtime.py's generic buffer is smaller.
+        low, high = (mib * 2**20 / GIB for mib in DSV4_REPORTED_COMPUTE_BUFFER_MIB)
+        notes.append(Note("dsv4_compute_buffer",
+                          f"llama.cpp's compute buffer for DeepSeek-V4 grows with the context (the lightning "
+                          f"indexer's scores): {low:.1f}-{high:.1f} GiB reported at {DSV4_REPORTED_CONTEXT:,} tokens "
+                          f"on an {DSV4_REPORTED_HARDWARE}, more than the runtime figure here",
+                          {"low_gib": low, "high_gib": high, "context": DSV4_REPORTED_CONTEXT,
+                           "hardware": DSV4_REPORTED_HARDWARE}))
+    if finetune is None and model.compressed_attention is not None:
+        notes.append(Note("finetune_not_modeled",
+                          "fine-tuning memory unknown: DeepSeek-V4's compressed attention is not modeled for "
+                          "training (its adapters, activations and optimizer states)"))
+    elif finetune is None:
         notes.append(Note("finetune_unknown",
                           "fine-tuning memory unknown: it needs the model's layer shapes (config.json)"))
     return tuple(notes)

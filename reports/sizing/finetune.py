@@ -359,6 +359,8 @@ def _mixer(spec: ModelSpec, layer: LayerSpec) -> tuple[tuple[_Linear, ...], floa
     mixer = layer.mixer
     if mixer == "none":
         return (), 0.0, 0
+    if mixer in ("window", "csa", "hca"):
+        raise SizingError(f"{spec.slug}: fine-tuning memory of DeepSeek-V4's compressed attention is not modeled")
     if mixer in ("full", "sliding", "chunked"):
         shape = _attention_shape(spec, layer)
         if isinstance(shape, MlaShape):

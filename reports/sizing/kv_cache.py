@@ -75,12 +75,32 @@ VLLM_INDEXER_QUANT_BLOCK = 128
 # llama.cpp llama_model::create_memory: recurrent r/s state tensors are GGML_TYPE_F32.
 LLAMA_CPP_RECURRENT_STATE_BYTES = 4.0
 
+# DeepSeek-V4 compressed attention (docs/engine.md). Compressor states keep a kv and a score tensor in f32, over
+# 2 × ratio rows for CSA (the overlapping windows; the indexer's compressor too) and ratio rows for HCA, each row
+# coff × width wide (coff 2 for CSA, 1 for HCA): llama.cpp src/llama-kv-cache-dsv4.cpp llama_dsv4_comp_state
+# (@035aa95b), vLLM models/deepseek_v4 compressor state_dim = 2 · coff · head_dim (0.33.0).
+DSV4_STATE_BYTES = 4.0
+# vLLM 0.33.0 (models/deepseek_v4/attention.py, v1/core/kv_cache_planning.py): the cache is fp8_ds_mla, 584 B per
+# entry ("448B NoPE + 128B RoPE + 8B fp8 scale"); the indexer key 128 fp8 + one fp32 scale = 132 B; pages padded
+# to multiples of 576 B ("FlashMLA requires 576B alignment"); the compressed caches use blocks of 256 tokens
+# (get_supported_kernel_block_sizes), the sliding window blocks of 64, the CSA / HCA compressor states blocks of
+# 4 / 8 tokens. Every group is packed into pool blocks the size of the largest group's block (the compressed KV
+# and indexer keys of all layers), and the caches are not split by tensor parallelism (max_tp_shards=1).
+VLLM_DSV4_ENTRY_BYTES = 584
+VLLM_DSV4_INDEXER_ENTRY_BYTES = 132
+VLLM_DSV4_PAGE_ALIGNMENT = 576
+VLLM_DSV4_BLOCK_TOKENS = 256
+VLLM_DSV4_SWA_BLOCK_TOKENS = 64
+VLLM_DSV4_STATE_BLOCK_TOKENS = {"csa": 4, "hca": 8}
+VLLM_DSV4_KV_DTYPES = frozenset({"auto", "fp8", "fp8_e4m3"})
+
 
 @dataclass(frozen=True)
 class KvTerm:
     """One layer kind's cache, with the numbers that produced it (for the "how computed" panel)."""
 
-    kind: str  # "full", "sliding", "chunked", "mla", "dsa_indexer", "linear", "mamba", "conv"
+    kind: str  # "full", "sliding", "chunked", "mla", "dsa_indexer", "linear", "mamba", "conv", and DeepSeek-V4's
+    # "dsv4_window", "csa", "csa_indexer", "hca", "dsv4_state" (llama.cpp) and "dsv4_window_state" (vLLM)
     layers: int
     bytes_per_token_per_layer: float  # per TP rank; 0 for recurrent state
     cells: int  # cached tokens per sequence (llama.cpp: per whole cache) that this term holds; 0 for state
@@ -91,6 +111,9 @@ class KvTerm:
     per_sequence: bool = False  # recurrent state: a fixed size per sequence, not per token
     # vLLM block accounting (pages per request; state terms: 1 page). Used by runtime.vllm_kv_capacity.
     window_tokens: int | None = None  # sliding window or attention chunk; None = grows with the context
+    # A decode step reads at most this many tokens' worth of a growing term (DeepSeek-V4 CSA: the indexer's top-k
+    # compressed entries, top-k × ratio tokens); None = all it holds. Memory is not capped by it.
+    read_tokens_cap: int | None = None
 
 
 @dataclass(frozen=True)
@@ -161,16 +184,20 @@ def _kv_cache(
             f"estimated: KV cache from the shapes of {spec.kv_proxy.name}, the nearest sourced family member.",))
     _check_scenario(spec, scenario)
     kv_dtype = resolve_kv_dtype(scenario.kv_dtype, engine, spec)
+    if spec.compressed_attention is not None and engine == "vllm":
+        kv_dtype = _vllm_dsv4_kv_dtype(scenario.kv_dtype)
     gpus = max(1, scenario.gpus)
     tp = (gpus if engine == "vllm" else 1) if tp is None else tp
     if tp < 1:
         raise SizingError(f"--gpus must be at least 1 (got tensor parallel {tp})")
     if engine == "vllm":
         mnbt = max_num_batched_tokens or scenario.max_num_batched_tokens or VLLM_DEFAULT_MAX_NUM_BATCHED_TOKENS
-        terms = _vllm_terms(spec, scenario, kv_dtype, tp, mnbt)
+        terms = (_vllm_dsv4_terms(spec, scenario, tp) if spec.compressed_attention is not None
+                 else _vllm_terms(spec, scenario, kv_dtype, tp, mnbt))
         ranks = tp
     else:
-        terms = _llama_cpp_terms(spec, scenario, kv_dtype)
+        terms = (_llama_cpp_dsv4_terms(spec, scenario, kv_dtype) if spec.compressed_attention is not None
+                 else _llama_cpp_terms(spec, scenario, kv_dtype))
         ranks = gpus
     total = sum(t.bytes for t in terms)
     if engine == "vllm":
@@ -361,6 +388,188 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
             explanation=(f"DSA indexer key: 1 head × {index_dim} × {_dtype_label(kv_dtype)} × "
                          f"{layers} layers = {grouped(per_layer_idx * layers)} B/token × {grouped(n_ctx)} cells"),
             inputs={"index_head_dim": index_dim, "dtype_bytes": size, "n_ctx": n_ctx}))
+    return terms
+
+
+# --- DeepSeek-V4 compressed attention (both engines) ------------------------------------------------------
+
+def _dsv4_layer_counts(spec: ModelSpec) -> tuple[int, int, int]:
+    """(all decoder layers, CSA layers, HCA layers): every layer keeps the sliding window."""
+    counts = _mixer_counts(spec)
+    return spec.num_layers, counts.get("csa", 0), counts.get("hca", 0)
+
+
+def _csa_read_cap(spec: ModelSpec) -> int | None:
+    """A CSA query attends to the indexer's top-k compressed entries (DeepseekV4Indexer, index_topk): at most
+    top-k × ratio tokens' worth of the compressed cache per decode step; the indexer keys are all scored."""
+    ca, indexer = spec.compressed_attention, spec.dsa_indexer
+    return indexer.topk * ca.csa_ratio if ca is not None and indexer is not None else None
+
+
+def _dsv4_state_elements(spec: ModelSpec) -> tuple[int, int]:
+    """f32 elements of the compressor states of one CSA layer (its own and its indexer's) and one HCA layer, per
+    sequence: kv + score tensors of (2 × ratio) rows × (2 × width) for CSA, ratio rows × width for HCA."""
+    ca, indexer = spec.compressed_attention, spec.dsa_indexer
+    assert ca is not None
+    index_dim = indexer.head_dim if indexer is not None else 0
+    csa = 2 * (2 * ca.csa_ratio) * (2 * ca.head_dim + 2 * index_dim)
+    hca = 2 * ca.hca_ratio * ca.head_dim
+    return csa, hca
+
+
+def _llama_cpp_dsv4_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) -> list[KvTerm]:
+    """src/llama-kv-cache-dsv4.cpp (@035aa95b; sizes checked to the byte against the log of ggml-org/llama.cpp#27680):
+    K-only caches (no V; the MLA-style hparams make has_v false) in --cache-type-k, one stream per sequence
+    (unified_compressed = false): the raw sliding cache on every layer, GGML_PAD(n_swa + n_ubatch, 256) cells
+    (n_ctx with --swa-full); the CSA cache of GGML_PAD(ceil(n_ctx/4), 256) cells × head_dim and the lightning
+    indexer's key cache of as many cells × index_head_dim on the ratio-4 layers; the HCA cache of
+    GGML_PAD(ceil(n_ctx/128), 256) cells × head_dim on the ratio-128 layers; the compressors' f32 states."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    size = KV_DTYPE_BYTES[kv_dtype]
+    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    head, index_dim = ca.head_dim, spec.dsa_indexer.head_dim if spec.dsa_indexer else 0
+    seqs, kv_size = scenario.batch, scenario.context
+    window = spec.sliding_window or 0
+    raw_cells = kv_size if scenario.swa_full else _pad(min(kv_size, window + scenario.n_ubatch), LLAMA_CPP_CTX_PAD)
+    csa_cells = _pad(max(1, -(-kv_size // ca.csa_ratio)), LLAMA_CPP_CTX_PAD)
+    hca_cells = _pad(max(1, -(-kv_size // ca.hca_ratio)), LLAMA_CPP_CTX_PAD)
+    label = _dtype_label(kv_dtype)
+    each = f" × {sequences(seqs)}" if seqs > 1 else ""
+
+    def term(kind, n_layers, width, cells, per_token_divisor, how, window_tokens=None, what="1 K=V head"):
+        total = width * size * n_layers * cells * seqs
+        return KvTerm(kind=kind, layers=n_layers, bytes_per_token_per_layer=width * size / per_token_divisor,
+                      cells=cells, bytes=total, bytes_per_rank=total, window_tokens=window_tokens,
+                      explanation=(f"{what} × {grouped(width)} × {label} × {n_layers} layers × "
+                                   f"{grouped(cells)} cells ({how}){each}"),
+                      inputs={"width": width, "dtype_bytes": size, "cells": cells, "layers": n_layers})
+
+    terms = [term("dsv4_window", layers, head, raw_cells, 1,
+                  "n_ctx, --swa-full" if scenario.swa_full else
+                  f"pad256(window {window} + ubatch {scenario.n_ubatch})", window_tokens=window)]
+    if csa_layers:
+        csa_how = f"pad256(⌈{grouped(kv_size)} / {ca.csa_ratio}⌉)"
+        terms += [replace(term("csa", csa_layers, head, csa_cells, ca.csa_ratio, csa_how),
+                          read_tokens_cap=_csa_read_cap(spec)),
+                  term("csa_indexer", csa_layers, index_dim, csa_cells, ca.csa_ratio, csa_how, what="1 indexer key")]
+    if hca_layers:
+        terms.append(term("hca", hca_layers, head, hca_cells, ca.hca_ratio,
+                          f"pad256(⌈{grouped(kv_size)} / {ca.hca_ratio}⌉)"))
+    terms += _dsv4_state_terms(spec, seqs, tp=1)
+    return terms
+
+
+def _dsv4_state_terms(spec: ModelSpec, seqs: int, *, tp: int, bytes_per_sequence: float | None = None,
+                      how: str = "", kind: str = "dsv4_state") -> list[KvTerm]:
+    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    csa, hca = _dsv4_state_elements(spec)
+    per_seq = (csa * csa_layers + hca * hca_layers) * DSV4_STATE_BYTES
+    if bytes_per_sequence is not None:
+        per_seq = bytes_per_sequence
+    if not per_seq:
+        return []
+    return [KvTerm(
+        kind=kind, layers=csa_layers + hca_layers if kind == "dsv4_state" else layers,
+        bytes_per_token_per_layer=0.0, cells=0,
+        bytes=per_seq * seqs * tp, bytes_per_rank=per_seq * seqs, per_sequence=True,
+        explanation=how or (f"compressor kv + score in f32: ({grouped(csa)} elements × {csa_layers} CSA layers + "
+                            f"{grouped(hca)} × {hca_layers} HCA layers) × 4 B = {grouped(per_seq)} B per "
+                            f"sequence × {sequences(seqs)}, independent of context"),
+        inputs={"csa_elements": csa, "hca_elements": hca, "tp": tp})]
+
+
+def _vllm_dsv4_kv_dtype(kv_dtype: str) -> str:
+    """vLLM stores DeepSeek-V4's cache as fp8_ds_mla: "auto" and "fp8" resolve to it, another dtype is refused
+    (models/deepseek_v4 _resolve_dsv4_kv_cache_dtype, 0.33.0; only the opt-in FlashInfer SM100 backend differs)."""
+    name = KV_DTYPE_ALIASES.get(kv_dtype.lower(), kv_dtype.lower())
+    if name not in VLLM_DSV4_KV_DTYPES:
+        raise SizingError(f"--kv-dtype {kv_dtype}: vLLM caches DeepSeek-V4 in its fp8 layout (fp8_ds_mla) only; "
+                          "choose fp8", code="dsv4_vllm_kv_fp8", params={"kv_dtype": kv_dtype})
+    return "fp8"
+
+
+def _padded_page(entry_bytes: float) -> int:
+    return -(-int(entry_bytes) // VLLM_DSV4_PAGE_ALIGNMENT) * VLLM_DSV4_PAGE_ALIGNMENT
+
+
+def vllm_dsv4_pool_block_bytes(spec: ModelSpec) -> int:
+    """Bytes of one vLLM pool block: the largest group's, the compressed KV and indexer keys of every layer for
+    256 tokens (CSA: 64 entries of 584 B + 64 of 132 B; HCA: 2 entries of 584 B; each page padded to 576 B)."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    block = VLLM_DSV4_BLOCK_TOKENS
+    csa = _padded_page(block // ca.csa_ratio * VLLM_DSV4_ENTRY_BYTES)
+    idx = _padded_page(block // ca.csa_ratio * VLLM_DSV4_INDEXER_ENTRY_BYTES)
+    hca = _padded_page(block // ca.hca_ratio * VLLM_DSV4_ENTRY_BYTES)
+    return csa_layers * (csa + idx) + hca_layers * hca
+
+
+def _vllm_dsv4_fixed_blocks(spec: ModelSpec) -> tuple[int, str]:
+    """Pool blocks one sequence holds for its windows in steady decode: each sliding-window group cdiv(128, 64) + 1
+    blocks, the CSA-state group cdiv(8, 4) + 1, the HCA-state group cdiv(128, 8) + 1; a group that does not fit one
+    pool block is split into as many groups as it takes (V4-Flash: the 43 windows in 2 groups of 22 and 21)."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    pool = vllm_dsv4_pool_block_bytes(spec)
+    head, index_dim = ca.head_dim, spec.dsa_indexer.head_dim if spec.dsa_indexer else 0
+    window = spec.sliding_window or 0
+    swa_page = _padded_page(VLLM_DSV4_SWA_BLOCK_TOKENS * VLLM_DSV4_ENTRY_BYTES)
+    csa_tokens, hca_tokens = VLLM_DSV4_STATE_BLOCK_TOKENS["csa"], VLLM_DSV4_STATE_BLOCK_TOKENS["hca"]
+    csa_state_page = (_padded_page(csa_tokens * 2 * 2 * head * DSV4_STATE_BYTES)
+                      + _padded_page(csa_tokens * 2 * 2 * index_dim * DSV4_STATE_BYTES))
+    hca_state_page = _padded_page(hca_tokens * 2 * head * DSV4_STATE_BYTES)
+    groups = [  # (name, layers × page bytes per block, blocks per sequence)
+        ("window", layers * swa_page, -(-window // VLLM_DSV4_SWA_BLOCK_TOKENS) + 1),
+        ("CSA state", csa_layers * csa_state_page, -(-2 * ca.csa_ratio // csa_tokens) + 1),
+        ("HCA state", hca_layers * hca_state_page, -(-ca.hca_ratio // hca_tokens) + 1),
+    ]
+    blocks, parts = 0, []
+    for name, group_bytes, per_group in groups:
+        if not group_bytes:
+            continue
+        count = -(-group_bytes // pool)
+        blocks += count * per_group
+        parts.append(f"{name} {count} × {per_group}")
+    return blocks, " + ".join(parts)
+
+
+def _vllm_dsv4_terms(spec: ModelSpec, scenario: Scenario, tp: int) -> list[KvTerm]:
+    ca = spec.compressed_attention
+    assert ca is not None
+    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    seqs, block = scenario.batch, VLLM_DSV4_BLOCK_TOKENS
+    blocks = -(-scenario.context // block)
+    cells = blocks * block
+    tail = f" × {sequences(seqs)}{times_gpus(tp)} (not split by TP)"
+
+    def term(kind, n_layers, entry_bytes, ratio, what):
+        page = _padded_page(block // ratio * entry_bytes)
+        per_rank = page * n_layers * blocks * seqs
+        return KvTerm(kind=kind, layers=n_layers, bytes_per_token_per_layer=page / block, cells=cells,
+                      bytes=per_rank * tp, bytes_per_rank=per_rank,
+                      explanation=(f"{what}: {block // ratio} entries × {entry_bytes} B per {block} tokens "
+                                   f"(page {grouped(page)} B) × {n_layers} layers × {grouped(blocks)} blocks{tail}"),
+                      inputs={"entry_bytes": entry_bytes, "page_bytes": page, "blocks": blocks, "tp": tp})
+
+    terms = []
+    if csa_layers:
+        terms += [replace(term("csa", csa_layers, VLLM_DSV4_ENTRY_BYTES, ca.csa_ratio, "fp8_ds_mla entries"),
+                          read_tokens_cap=_csa_read_cap(spec)),
+                  term("csa_indexer", csa_layers, VLLM_DSV4_INDEXER_ENTRY_BYTES, ca.csa_ratio,
+                       "indexer keys, 128 fp8 + fp32 scale")]
+    if hca_layers:
+        terms.append(term("hca", hca_layers, VLLM_DSV4_ENTRY_BYTES, ca.hca_ratio, "fp8_ds_mla entries"))
+    fixed, parts = _vllm_dsv4_fixed_blocks(spec)
+    pool = vllm_dsv4_pool_block_bytes(spec)
+    per_seq = fixed * pool
+    terms += _dsv4_state_terms(
+        spec, seqs, tp=tp, bytes_per_sequence=per_seq, kind="dsv4_window_state",
+        how=(f"sliding window and compressor states: {parts} = {fixed} pool blocks of {grouped(pool)} B = "
+             f"{grouped(per_seq)} B per sequence × {sequences(seqs)}{times_gpus(tp)}, independent of context "
+             "(steady decode; vLLM's start-up check reserves more for the tokens in flight)"))
     return terms
 
 

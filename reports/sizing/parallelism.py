@@ -51,10 +51,13 @@ VLLM_VOCAB_PADDING = 64
 # validate_block_quant_shapes ("... is not divisible by weight quantization block_n = 128"); AWQ/GPTQ
 # group_size 128 along the input of the row-parallel down projection (awq.py / gptq.py "input_size_per_partition
 # is not aligned with quantized weight shape").
-VLLM_QUANT_BLOCK = {"FP8": 128, "AWQ": 128, "GPTQ": 128}
+VLLM_QUANT_BLOCK = {"FP8": 128, "FP8_FP4": 128, "AWQ": 128, "GPTQ": 128}
 
 # How one rank's share of a tensor is determined (vLLM TP).
-_HEAD_SHARDED = frozenset({"attn_q", "attn_q.bias", "attn_output", "attn_q_b", "attn_k_b", "attn_v_b", "attn_sinks"})
+_HEAD_SHARDED = frozenset({"attn_q", "attn_q.bias", "attn_output", "attn_q_b", "attn_k_b", "attn_v_b", "attn_sinks",
+                           # DeepSeek-V4's grouped output projection, split by heads like DeepSeek-V3's o_proj
+                           # (assumed: vLLM's deepseek_v4 sharding was not read)
+                           "attn_output_a", "attn_output_b"})
 _KV_HEAD_SHARDED = frozenset({"attn_k", "attn_v", "attn_k.bias", "attn_v.bias"})
 _VOCAB_SHARDED = frozenset({"token_embd", "output"})
 # Gated delta-net, Mamba-2 and short-conv mixers: every projection, conv kernel and per-head vector is split over
@@ -65,7 +68,8 @@ _CHANNEL_SHARDED = frozenset({
     "ssm_out", "ssm_in", "shortconv.in_proj", "shortconv.conv", "shortconv.out_proj",
 })
 _FFN_SHARDED_PREFIXES = ("ffn_gate", "ffn_up", "ffn_down")
-_REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_shexp", "ffn_down_exps.bias"})
+_REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_shexp", "ffn_down_exps.bias",
+                             "ffn_gate_tid2eid"})
 
 # vLLM allocates the routed experts of an MXFP4 checkpoint (gpt-oss) padded to what its MoE kernel needs:
 # Mxfp4MoEMethod.create_weights (vllm/model_executor/layers/quantization/mxfp4.py, read at vllm-project/vllm commit
@@ -137,6 +141,8 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
         _check_kv_heads(shape.num_kv_heads, tp)
     if spec.mla is not None:
         _require_divides(spec.mla.num_heads, tp, "attention heads")
+    if spec.compressed_attention is not None:
+        _require_divides(spec.compressed_attention.num_heads, tp, "attention heads")
     fmt_name = quant_format(quant).name if quant else ""
     block = VLLM_QUANT_BLOCK.get(fmt_name)
     if fmt_name == "FP8" and spec.native_dtype != "fp8":

@@ -63,6 +63,7 @@ _ROUTER_BIAS_ARCHITECTURES = frozenset(
         "minimax_m2",
         "nemotron_h",
         "nemotron_h_moe",
+        "deepseek_v4",
     }
 )
 # Shared expert with its own sigmoid gate (Qwen2-MoE / Qwen3-Next shared_expert_gate → ffn_gate_inp_shexp).
@@ -246,6 +247,73 @@ def _dsa_indexer(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
     ]
 
 
+def _compressed_attention(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]:
+    """DeepSeek-V4 attention of one layer, as llama.cpp's loader names it (src/models/deepseek4.cpp @00395eb) with the
+    shapes of transformers' DeepseekV4Attention / CSA and HCA compressors / Indexer (modeling_deepseek_v4.py):
+    q_a → q_a_norm → q_b, one K=V head (attn_kv + its norm), the grouped output projection (attn_output_a: each of
+    o_groups groups of heads × head_dim / o_groups to o_lora_rank; attn_output_b: o_groups × o_lora_rank to hidden),
+    per-head sinks. CSA (ratio 4) compressors project to 2 × head_dim (two overlapping series), HCA to head_dim;
+    the window-slot bias (ape) is ratio × that width. The CSA lightning indexer has its own compressor at 2 ×
+    index_head_dim, a q_b from the q latent and a per-head weight projection."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    hidden, heads, head = spec.hidden_size, ca.num_heads, ca.head_dim
+    tensors = [
+        _tensor("attn_q_a", i, (hidden, ca.q_lora_rank), "attention", is_mtp=mtp),
+        _norm("attn_q_a_norm", i, ca.q_lora_rank, mtp),
+        _tensor("attn_q_b", i, (ca.q_lora_rank, heads * head), "attention", is_mtp=mtp),
+        _tensor("attn_kv", i, (hidden, head), "attention", is_mtp=mtp),
+        _norm("attn_kv_a_norm", i, head, mtp),
+        _tensor("attn_output_a", i, (heads * head // ca.o_groups, ca.o_groups * ca.o_lora_rank), "attention",
+                is_mtp=mtp),
+        _tensor("attn_output_b", i, (ca.o_groups * ca.o_lora_rank, hidden), "attention", is_mtp=mtp),
+        _tensor("attn_sinks", i, (heads,), "other", is_mtp=mtp),
+    ]
+    if layer.mixer in ("csa", "hca"):
+        ratio = ca.csa_ratio if layer.mixer == "csa" else ca.hca_ratio
+        width = (2 if layer.mixer == "csa" else 1) * head
+        tensors += [
+            _tensor("attn_compressor_kv", i, (hidden, width), "attention", is_mtp=mtp),
+            _tensor("attn_compressor_gate", i, (hidden, width), "attention", is_mtp=mtp),
+            # The window-slot bias is added to the gate logits, not multiplied: kept unquantized (F32) here;
+            # llama-quant.cpp has no rule naming it (not verified), and it is under 0.01 % of the weights.
+            _tensor("attn_compressor_ape", i, (width, ratio), "other", is_mtp=mtp, quantizable=False),
+            _norm("attn_compressor_norm", i, head, mtp),
+        ]
+    if layer.mixer == "csa":
+        indexer = spec.dsa_indexer
+        assert indexer is not None
+        width = 2 * indexer.head_dim
+        tensors += [
+            _tensor("indexer.attn_q_b", i, (ca.q_lora_rank, indexer.num_heads * indexer.head_dim), "attention",
+                    is_mtp=mtp),
+            _tensor("indexer.proj", i, (hidden, indexer.num_heads), "attention", is_mtp=mtp),
+            _tensor("indexer_compressor_kv", i, (hidden, width), "attention", is_mtp=mtp),
+            _tensor("indexer_compressor_gate", i, (hidden, width), "attention", is_mtp=mtp),
+            _tensor("indexer_compressor_ape", i, (width, ca.csa_ratio), "other", is_mtp=mtp, quantizable=False),
+            _norm("indexer_compressor_norm", i, indexer.head_dim, mtp),
+        ]
+    return tensors
+
+
+def _hyper_connections(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
+    """DeepSeek-V4 manifold-constrained hyper-connections around the attention and the FFN of a block
+    (DeepseekV4HyperConnection: fn (2 + hc) × hc outputs from the hc × hidden streams, base, 3 scales; llama.cpp
+    hc_attn_* / hc_ffn_*). Computed in f32 by transformers; kept unquantized (F32) here, as small as they are."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    hc = ca.hc_mult
+    mixes = (2 + hc) * hc
+    tensors = []
+    for site in ("attn", "ffn"):
+        tensors += [
+            _tensor(f"hc_{site}_fn", i, (hc * spec.hidden_size, mixes), "other", is_mtp=mtp, quantizable=False),
+            _tensor(f"hc_{site}_base", i, (mixes,), "other", is_mtp=mtp),
+            _tensor(f"hc_{site}_scale", i, (3,), "other", is_mtp=mtp),
+        ]
+    return tensors
+
+
 def _gated_delta_net(spec: ModelSpec, i: int) -> list[Tensor]:
     """Qwen3-Next linear-attention layer (modeling_qwen3_next.py Qwen3NextGatedDeltaNet; llama.cpp qwen3next).
 
@@ -302,6 +370,11 @@ def _short_conv(spec: ModelSpec, i: int) -> list[Tensor]:
 
 
 def _mixer(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]:
+    if layer.mixer in ("window", "csa", "hca"):
+        if spec.compressed_attention is None:
+            raise SizingError(f"model {spec.slug}: layer {i} is a {layer.mixer} layer but the spec has no "
+                              "compressed_attention shape")
+        return _compressed_attention(spec, layer, i, mtp)
     if layer.mixer in ("full", "sliding", "chunked"):
         if spec.mla is not None and layer.mixer == "full":
             return _mla_attention(spec, i, mtp)
@@ -363,7 +436,13 @@ def _ffn(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]:
         raise SizingError(f"model {spec.slug}: layer {i} is a MoE layer but the spec has no moe shape")
     experts = moe.num_experts
     tensors = [_tensor("ffn_gate_inp", i, (hidden, experts), "other", is_mtp=mtp, quantizable=False)]
-    if spec.architecture in _ROUTER_BIAS_ARCHITECTURES:
+    hash_routed = spec.compressed_attention is not None and not mtp and i < spec.compressed_attention.hash_layers
+    if hash_routed:
+        # DeepSeek-V4's first num_hash_layers pick experts from a token-id table (DeepseekV4HashRouter.tid2eid:
+        # vocab × top-k expert ids, llama.cpp ffn_gate_tid2eid) instead of a correction bias.
+        tensors.append(_tensor("ffn_gate_tid2eid", i, (moe.experts_per_token, spec.vocab_size), "other",
+                               is_mtp=mtp, quantizable=False))
+    elif spec.architecture in _ROUTER_BIAS_ARCHITECTURES:
         tensors.append(_tensor("exp_probs_b", i, (experts,), "other", is_mtp=mtp))
     if moe.latent_size:
         # LatentMoE: llama.cpp ffn_latent_down {n_embd, moe_n_embd} and ffn_latent_up {moe_n_embd, n_embd}
@@ -403,6 +482,8 @@ def _block(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]
     if spec.architecture in _SANDWICH_NORM_ARCHITECTURES:
         tensors += [_norm("post_attention_norm", i, hidden, mtp), _norm("post_ffw_norm", i, hidden, mtp)]
     tensors += _ffn(spec, layer, i, mtp)
+    if spec.compressed_attention is not None:
+        tensors += _hyper_connections(spec, i, mtp)
     return tensors
 
 
@@ -414,7 +495,8 @@ def _mtp_block(spec: ModelSpec, i: int) -> list[Tensor]:
     The embedding and the output head are shared with the main model (DeepSeek-V3 paper §2.2); some
     checkpoints store copies of them, which this inventory does not count.
     """
-    layer = LayerSpec(mixer="full", ffn="moe" if spec.moe else "dense")
+    # DeepSeek-V4's MTP layer attends over the window only (its compress_ratios entry is 0).
+    layer = LayerSpec(mixer="window" if spec.compressed_attention else "full", ffn="moe" if spec.moe else "dense")
     hidden = spec.hidden_size
     return _block(spec, layer, i, True) + [
         _tensor("nextn.eh_proj", i, (2 * hidden, hidden), "other", is_mtp=True),
@@ -442,6 +524,12 @@ def tensor_inventory(spec: ModelSpec) -> tuple[Tensor, ...]:
     ]
     if not spec.tie_word_embeddings:
         tensors.append(_tensor("output", None, (hidden, spec.vocab_size), "output"))
+    if spec.compressed_attention is not None:
+        # DeepseekV4HyperHead: collapses the hc streams before the final norm (llama.cpp hc_head_*).
+        hc = spec.compressed_attention.hc_mult
+        tensors += [_tensor("hc_head_fn", None, (hc * hidden, hc), "other", quantizable=False),
+                    _tensor("hc_head_base", None, (hc,), "other"),
+                    _tensor("hc_head_scale", None, (1,), "other")]
     for i, layer in enumerate(spec.layers):
         tensors += _block(spec, layer, i, False)
     for j in range(spec.mtp_layers):

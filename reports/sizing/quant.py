@@ -154,6 +154,16 @@ _NATIVE_FORMATS = [
         4.25,
         "gpt-oss native: MoE experts in MXFP4 (32 weights share an e8m0 scale), all other tensors BF16.",
     ),
+    # DeepSeek-V4's released checkpoints (config.json quantization_config fp8 with 128×128 ue8m0-scaled blocks,
+    # "expert_dtype": "fp4"): routed experts in FP4 e2m1 with one ue8m0 scale per 32 weights, the MXFP4 layout
+    # (17 B per 32 weights); every other matrix as FP8 above.
+    QuantFormat(
+        "FP8_FP4",
+        "native",
+        4.25,
+        "DeepSeek-V4 native: MoE experts in 4-bit floating point (one shared scale per 32 weights), the other "
+        "matrices FP8 with 128×128 block scales; embeddings, output head and norms BF16.",
+    ),
     # AutoAWQ / GPTQ: int4 weights, one fp16 scale and one packed int4 zero point per group of 128 inputs.
     QuantFormat(
         "AWQ",

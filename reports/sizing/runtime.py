@@ -32,6 +32,7 @@ from .explain import grouped, sequences
 from .kv_cache import (
     GIB,
     VLLM_BLOCK_SIZE,
+    VLLM_DSV4_BLOCK_TOKENS,
     KvBreakdown,
     KvTerm,
     llama_cpp_n_ctx,
@@ -358,6 +359,8 @@ def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
 def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: int,
                      max_num_batched_tokens: int) -> VllmKvCapacity:
     """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank."""
+    if kv.term("dsv4_window_state") is not None:
+        return _dsv4_capacity(kv, available_bytes, max_model_len)
     kinds = _vllm_layer_kinds(kv)
     if not kinds:
         return VllmKvCapacity(available_bytes, 0.0, 0, 0, 0, 0, 0, float("inf"))
@@ -372,6 +375,20 @@ def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: 
         return VllmKvCapacity(available_bytes, page_all, 1, 1, num_blocks, per_request,
                               num_blocks * VLLM_BLOCK_SIZE, num_blocks / per_request)
     return _hybrid_capacity(kinds, available, available_bytes, max_model_len, max_num_batched_tokens)
+
+
+def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) -> VllmKvCapacity:
+    """DeepSeek-V4 (kv_cache._vllm_dsv4_terms): one pool of equal blocks, each the compressed KV and indexer keys
+    of every layer for 256 tokens; a request holds cdiv(len, 256) of them plus its windows' and states' blocks."""
+    growing = [t for t in kv.terms if not t.per_sequence]
+    block_tokens = VLLM_DSV4_BLOCK_TOKENS
+    pool_block = sum(t.bytes_per_token_per_layer * t.layers for t in growing) * block_tokens
+    fixed = kv.term("dsv4_window_state")
+    fixed_blocks = round(fixed.bytes_per_rank / kv.batch / pool_block) if fixed is not None and pool_block else 0
+    num_blocks = int(max(0.0, available_bytes) // pool_block) if pool_block else 0
+    per_request = -(-max_model_len // block_tokens) + fixed_blocks
+    return VllmKvCapacity(available_bytes, pool_block, len(growing), 1, num_blocks, per_request,
+                          num_blocks * block_tokens, num_blocks / per_request)
 
 
 def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes: float, max_model_len: int,

@@ -19,7 +19,11 @@ from typing import Literal
 #   mamba    - Mamba-2 SSM block (Nemotron-H): fixed conv + SSM state per sequence
 #   conv     - short convolution block (LFM2): fixed conv state per sequence
 #   none     - no token mixer in this block (Nemotron-H pure MLP/MoE blocks)
-Mixer = Literal["full", "sliding", "chunked", "linear", "mamba", "conv", "none"]
+#   window   - DeepSeek-V4 layer that attends only over its sliding window (compress_ratios 0)
+#   csa      - DeepSeek-V4 compressed sparse attention: window + a 4× compressed cache read through a lightning
+#              indexer's top-k (compress_ratios 4)
+#   hca      - DeepSeek-V4 heavily compressed attention: window + a 128× compressed cache read whole (ratio 128)
+Mixer = Literal["full", "sliding", "chunked", "linear", "mamba", "conv", "none", "window", "csa", "hca"]
 # Feed-forward of one layer: gated dense MLP, mixture of experts, or none (Nemotron-H mixer-only blocks).
 Ffn = Literal["dense", "moe", "none"]
 Confidence = Literal["config.json", "documentation", "estimated"]
@@ -88,6 +92,28 @@ class ConvShape:
 
 
 @dataclass(frozen=True)
+class CompressedAttentionShape:
+    """DeepSeek-V4 attention (transformers models/deepseek_v4/modeling_deepseek_v4.py DeepseekV4Attention @0197608):
+    low-rank q (q_a 'q_lora_rank', q_b to heads × head_dim), one shared K=V head of head_dim (its last
+    qk_rope_head_dim rotary) over a sliding window on every layer, a grouped low-rank output projection (o_groups
+    groups to o_lora_rank each, then to hidden), per-head sinks; CSA layers add a compressor (kv and gate
+    projections to 2 × head_dim, window-slot bias) and a lightning indexer (its own compressor at
+    index_head_dim and q_b from the q latent); HCA layers a compressor at head_dim. Residuals run over hc_mult
+    hyper-connection streams, each block mixing them with two DeepseekV4HyperConnection modules."""
+
+    num_heads: int
+    head_dim: int
+    qk_rope_head_dim: int
+    q_lora_rank: int
+    o_groups: int
+    o_lora_rank: int
+    csa_ratio: int  # compress_ratios value of the CSA layers (4)
+    hca_ratio: int  # compress_ratios value of the HCA layers (128)
+    hc_mult: int  # hyper-connection streams
+    hash_layers: int  # num_hash_layers: the first MoE layers route by a token-id table (tid2eid)
+
+
+@dataclass(frozen=True)
 class DsaIndexerShape:
     """DeepSeek Sparse Attention "lightning indexer" (DeepSeek-V3.2, GLM-5): config index_n_heads,
     index_head_dim, index_topk. It keeps its own small key cache of index_head_dim per token per layer."""
@@ -141,7 +167,8 @@ class ModelSpec:
     conv: ConvShape | None = None
     moe: MoeShape | None = None
     mtp_layers: int = 0  # DeepSeek/GLM "num_nextn_predict_layers": extra layers, optional to load
-    dsa_indexer: DsaIndexerShape | None = None  # DeepSeek-V3.2 / GLM-5 sparse-attention indexer
+    dsa_indexer: DsaIndexerShape | None = None  # DeepSeek-V3.2 / GLM-5 sparse-attention indexer (and V4's CSA)
+    compressed_attention: CompressedAttentionShape | None = None  # DeepSeek-V4 window / csa / hca layers
     # False for up/down-only FFNs (Nemotron-H relu2 MLP and experts): two matrices per FFN, not three.
     ffn_gated: bool = True
     attention_bias: bool = False

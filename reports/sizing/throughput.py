@@ -240,6 +240,8 @@ def attention_flops_per_token(spec: ModelSpec, *, context: float) -> float:
     Mamba and conv mixers carry a fixed state, so they add nothing that grows with the context.
     """
     total = 0.0
+    if spec.compressed_attention is not None:
+        return _compressed_attention_flops(spec, context)
     for layer in spec.layers:
         if layer.mixer in ("full", "sliding", "chunked"):
             width = _attention_width(spec, layer.mixer)
@@ -249,6 +251,28 @@ def attention_flops_per_token(spec: ModelSpec, *, context: float) -> float:
             elif layer.mixer == "chunked" and spec.attention_chunk_size:
                 seen = min(context, spec.attention_chunk_size)
             total += 2 * width * seen
+    return total
+
+
+def _compressed_attention_flops(spec: ModelSpec, context: float) -> float:
+    """DeepSeek-V4: every layer attends over its window; a CSA layer also over the indexer's top-k of its
+    context / 4 compressed entries, after the indexer scores all of them (index heads × index_head_dim each); an
+    HCA layer over all context / 128 compressed entries (DeepseekV4Attention, CSA/HCA compressors, Indexer)."""
+    ca, indexer = spec.compressed_attention, spec.dsa_indexer
+    assert ca is not None
+    width = ca.num_heads * 2 * ca.head_dim  # K = V: one 512-wide head read for the scores and for the values
+    window = min(context, spec.sliding_window or 0)
+    total = 0.0
+    for layer in spec.layers:
+        seen = window
+        if layer.mixer == "csa":
+            entries = context / ca.csa_ratio
+            seen += min(entries, indexer.topk if indexer else entries)
+            if indexer is not None:
+                total += 2 * indexer.num_heads * indexer.head_dim * entries
+        elif layer.mixer == "hca":
+            seen += context / ca.hca_ratio
+        total += 2 * width * seen
     return total
 
 

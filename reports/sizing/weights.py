@@ -154,6 +154,8 @@ def _native_bytes(fmt: QuantFormat, tensors: tuple[Tensor, ...]) -> list[float]:
         return [_fp8_bytes(t) for t in tensors]
     if fmt.name == "MXFP4":
         return [_mxfp4_native_bytes(t) for t in tensors]
+    if fmt.name == "FP8_FP4":
+        return [_mxfp4_native_bytes(t) if t.is_expert else _fp8_bytes(t) for t in tensors]
     return [_int4_bytes(t) for t in tensors]  # AWQ, GPTQ
 
 
@@ -186,9 +188,9 @@ def _sized_tensors(
         return tuple(
             SizedTensor(t, ggml_type, _gguf_bytes(t, ggml_type)) for t, ggml_type in zip(tensors, types)
         )
-    if fmt.name == "MXFP4" and spec.moe is None:
+    if fmt.name in ("MXFP4", "FP8_FP4") and spec.moe is None:
         raise SizingError(
-            f"--quant MXFP4: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
+            f"--quant {fmt.name}: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
             code="mxfp4_needs_moe", params={"model": spec.name})
     return tuple(SizedTensor(t, fmt.name, nbytes) for t, nbytes in zip(tensors, _native_bytes(fmt, tensors)))
 

@@ -35,7 +35,10 @@ ARCHITECTURES = {"ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper", 
 LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
                "chunked": _("Chunked local attention"), "mla": _("Latent attention (MLA)"),
                "dsa_indexer": _("Sparse-attention indexer"), "linear": _("Linear attention state"),
-               "mamba": _("Mamba state"), "conv": _("Convolution state")}
+               "mamba": _("Mamba state"), "conv": _("Convolution state"),
+               "dsv4_window": _("Sliding window (every layer)"), "csa": _("Compressed cache, 4× (CSA)"),
+               "csa_indexer": _("Indexer keys (CSA)"), "hca": _("Compressed cache, 128× (HCA)"),
+               "dsv4_state": _("Compressor state"), "dsv4_window_state": _("Sliding window and compressor state")}
 
 
 @register.simple_tag

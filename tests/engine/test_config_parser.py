@@ -534,7 +534,10 @@ def test_glm4_dense_partial_rotary():
     (dict(QWEN3_30B_A3B, num_experts_per_tok=200), "'num_experts_per_tok' (200) exceeds the number of experts (128)"),
     (dict(GPT_OSS_20B, layer_types=["sliding_attention"] * 3), "'layer_types' has 3 entries for 24 layers"),
     (dict(GPT_OSS_20B, layer_types=["warp"] * 24), "'layer_types[0]' 'warp' is not a known layer type"),
-    ({"model_type": "deepseek_v4"}, "deepseek_v4 attention"),
+    ({"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 2, "compress_ratios": [0]},
+     "'compress_ratios' must list one ratio per layer (2)"),
+    ({"model_type": "deepseek_v4", "hidden_size": 4096, "num_hidden_layers": 2, "compress_ratios": [0, 8]},
+     "'compress_ratios[1]' is 8; DeepSeek-V4 layers use 0 (sliding window), 4 (CSA) or 128 (HCA)"),
     ([], "config.json must be a JSON object, got list"),
     ({}, "config.json has no 'model_type'"),
 ])

@@ -138,6 +138,7 @@ GRID = [
     (lambda: catalog.model("llama-3-3-70b-instruct"), RTX_4090, Scenario(offload_pct=0), ()),
     (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
     (lambda: catalog.model("gpt-oss-120b"), H100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),
+    (lambda: catalog.model("deepseek-v4-flash"), H100, Scenario(gpus=8), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
     "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
