@@ -37,6 +37,8 @@ def sizing_error_text(error: SizingError) -> str:
         "dsv4_vllm_needs_hopper": lambda: gettext(
             "vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs only, not on %(hardware)s. Choose llama.cpp.")
         % p,
+        "dsv4_vllm_no_gguf": lambda: gettext(
+            "vLLM cannot load DeepSeek-V4 GGUF files; it serves the released checkpoint. Choose FP8_FP4.") % p,
         "dsv4_vllm_kv_fp8": lambda: gettext(
             "vLLM caches DeepSeek-V4 in its own FP8 layout only; choose the FP8 KV cache.") % p,
         "engine_not_on_backend": lambda: gettext(

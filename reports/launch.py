@@ -95,7 +95,10 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     lines.append(f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}")
     if scenario.kv_dtype == "fp8":
         lines.append("--kv-cache-dtype fp8")
-    lines.append(f"--max-num-seqs {scenario.batch}")
+    if scenario.max_num_seqs:
+        # Only when the scenario sets it: the runtime figures (sampler warm-up, CUDA-graph sizes) are vLLM's
+        # defaults otherwise, and a --max-num-seqs below them would make the page's memory differ from the server's.
+        lines.append(f"--max-num-seqs {scenario.max_num_seqs}")
     if not (model.hf_repo or gguf or quant in ("AWQ", "GPTQ")):  # AWQ/GPTQ: the quantized_repo note says where
         notes.append("no_hf_repo")
     if quant in ("AWQ", "GPTQ"):

@@ -27,10 +27,11 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order,
-    backend_formats, plan_memory, validate_scenario,
+    VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats,
+    engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order, plan_memory, validate_scenario,
 )
 from reports.sizing.parameters import count_parameters
+from reports.sizing.quant import quant_format
 from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
@@ -201,6 +202,7 @@ class ReportPage:
     def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
         """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""
         try:
+            validate_scenario(scenario)  # e.g. a vLLM checkpoint format under llama.cpp is no variant of it
             plan = plan_memory(self.model, self.hardware, scenario)
         except SizingError:
             return None
@@ -255,6 +257,12 @@ class ReportPage:
         return engine_backend_labels("vllm")
 
     @property
+    def vllm_refused_architecture(self) -> bool:
+        """vLLM has no DeepSeek-V4 attention backend for this GPU's architecture (estimate._plan_vllm)."""
+        return (self.model.compressed_attention is not None and self.hardware.backend == "cuda"
+                and self.hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES)
+
+    @property
     def vllm_unavailable(self) -> bool:
         """vLLM has no backend for this accelerator (Apple GPUs): the launch section says so instead of a command."""
         return not engine_runs_on("vllm", self.hardware)
@@ -273,9 +281,12 @@ class ReportPage:
             return e.scenario, e.memory
         kv_dtype = {"llama.cpp": {"fp8": "q8_0"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
             e.scenario.kv_dtype, e.scenario.kv_dtype)
+        quant = e.scenario.quant
         if engine == "vllm" and self.model.compressed_attention is not None:
             kv_dtype = "fp8"  # vLLM caches DeepSeek-V4 in fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
-        scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype)
+            if quant_format(quant).family != "native":
+                quant = NATIVE_FORMAT.get(self.model.native_dtype, quant)  # no DeepSeek-V4 GGUF in vLLM
+        scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
         try:
             validate_scenario(scenario)
             return scenario, plan_memory(self.model, self.hardware, scenario)

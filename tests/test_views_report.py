@@ -59,9 +59,31 @@ def test_deepseek_v4_kv_cache_is_derived_by_layer_kind(client, db, lang, labels,
     for label in labels:
         assert label in body, label
     assert total in body
-    refused = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&kv_dtype=f16"))
+    refused = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang,
+                             "gpus=8&engine=vllm&kv_dtype=f16&quant=FP8_FP4"))
     assert refused.status_code == 400
     assert ("own FP8 layout" if lang == "en" else "eigenen FP8-Format") in refused.content.decode()
+    # vLLM has no DeepSeek-V4 GGUF loader: a GGUF format under vLLM is refused, and the page's vLLM command serves
+    # the released checkpoint instead of the GGUF file.
+    gguf = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&kv_dtype=fp8"))
+    assert gguf.status_code == 400
+    assert "FP8_FP4" in gguf.content.decode()
+    assert "vllm serve deepseek-ai/DeepSeek-V4-Flash" in body and "vllm serve ./deepseek-v4-flash" not in body
+
+
+def _section(body: str, section_id: str) -> str:
+    start = body.index(f'id="{section_id}"')
+    return body[start:body.index("</section>", start)]
+
+
+def test_the_quantization_matrix_lists_only_formats_the_engine_loads(client, db):
+    """llama.cpp runs GGUF files: DeepSeek-V4's released FP8_FP4 checkpoint is a vLLM row only, and vLLM has no
+    DeepSeek-V4 GGUF loader, so its matrix has no GGUF rows."""
+    llama = _section(client.get(url("deepseek-v4-flash", "h100-80gb-sxm", query="gpus=8")).content.decode(), "matrix")
+    vllm = _section(client.get(url("deepseek-v4-flash", "h100-80gb-sxm",
+                                   query="gpus=8&engine=vllm&kv_dtype=fp8&quant=FP8_FP4")).content.decode(), "matrix")
+    assert "FP8_FP4" not in llama and "Q4_K_M" in llama
+    assert "FP8_FP4" in vllm and "Q4_K_M" not in vllm
 
 
 def test_german_page_uses_german_number_format(client, db):

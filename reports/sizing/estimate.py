@@ -458,6 +458,10 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
         raise SizingError(f"--engine vllm: vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs, not on "
                           f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
                           code="dsv4_vllm_needs_hopper", params={"hardware": hardware.name})
+    if model.compressed_attention is not None and quant_format(scenario.quant).family in ("gguf", "gguf-dynamic"):
+        # vllm-gguf-plugin maps no deepseek_v4 model type ("Unknown gguf model_type: deepseek_v4", its issue #114).
+        raise SizingError(f"--quant {scenario.quant}: vLLM cannot load DeepSeek-V4 GGUF files; it serves the released "
+                          "checkpoint (--quant FP8_FP4)", code="dsv4_vllm_no_gguf", params={"quant": scenario.quant})
     gpus = scenario.gpus
     tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes,
                                  mxfp4_padding=vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))

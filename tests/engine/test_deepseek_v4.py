@@ -184,6 +184,11 @@ def test_vllm_refuses_the_gpus_without_a_deepseek_v4_attention_backend():
         plan_memory(flash(), catalog.accelerator("a100-80gb-sxm"), scenario)
     assert error.value.code == "dsv4_vllm_needs_hopper"
     assert plan_memory(flash(), catalog.accelerator("h100-80gb-sxm"), scenario).fit.fits
+    # No DeepSeek-V4 GGUF loader in vLLM (vllm-gguf-plugin issue #114: "Unknown gguf model_type: deepseek_v4").
+    with pytest.raises(SizingError) as error:
+        plan_memory(flash(), catalog.accelerator("h100-80gb-sxm"), Scenario(engine="vllm", quant="Q4_K_M",
+                                                                         kv_dtype="fp8", gpus=8))
+    assert error.value.code == "dsv4_vllm_no_gguf"
 
 
 def test_v4_pro_parses_with_its_own_layer_mix():
