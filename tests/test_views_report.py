@@ -16,7 +16,8 @@ SAMPLE_PAIRS = [
     ("gemma-3-27b-it", "rtx-3090"),
     ("qwen3-next-80b-a3b-instruct", "h100-80gb-sxm"),
     ("gpt-oss-120b", "mac-studio-m3-ultra-512gb"),
-    ("kimi-k3-2-8t-a104b", "b300-288gb"),
+    ("kimi-k3-2-8t-a104b", "b300-288gb"),  # MLA + Kimi Delta Attention, latent MoE
+    ("ernie-4-5-300b-a47b", "b300-288gb"),  # estimated: no config.json
     ("cohere-command-a-111b", "a100-80gb-sxm"),  # no config.json and no family member: KV unknown
     ("deepseek-v4-flash", "b200-180gb"),  # DeepSeek-V4 compressed attention (CSA/HCA)
 ]
@@ -132,8 +133,10 @@ def test_unknown_slugs_are_404(client, db):
 
 
 def test_an_estimated_model_is_marked_estimated(client, db):
-    body = client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
+    body = client.get(url("ernie-4-5-300b-a47b", "b300-288gb")).content.decode()
     assert "badge-estimated" in body
+    # Kimi K3 has its config.json now (kimi_linear: MLA + Kimi Delta Attention): derived, not estimated.
+    assert "badge-estimated" not in client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
 
 
 def test_fine_tuning_memory_does_not_depend_on_the_serving_engine(client):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from .errors import ConfigError
@@ -257,6 +258,10 @@ def _native_dtype(cfg: _Config) -> str:
         method = quant.get("quant_method")
         if method is not None and not isinstance(method, str):
             raise ConfigError(f"config.json 'quantization_config.quant_method' must be a string, got {_show(method)}")
+        if method == "compressed-tensors" and quant.get("format") == "mxfp4-pack-quantized":
+            # Kimi K3: the routed experts in MXFP4 (group 32, e8m0 scales); attention, shared experts, the dense MLP
+            # and the head are in its ignore list and stay BF16: gpt-oss's layout.
+            return "mxfp4"
         if method == "fp8" and cfg.str("expert_dtype") == "fp4":
             # DeepSeek-V4: routed experts in FP4 (e2m1, one ue8m0 scale per 32), everything else block FP8.
             return "fp8_fp4"
@@ -633,6 +638,55 @@ def _deepseek_v4(cfg: _Config) -> dict:
     )
 
 
+def _kimi_linear(cfg: _Config) -> dict:
+    """Kimi K3 (kimi_linear under KimiK3ForConditionalGeneration): MLA on linear_attn_config.full_attn_layers and Kimi
+    Delta Attention on kda_layers, both 1-based (vLLM transformers_utils/configs/kimi_linear.py "(layer_idx + 1) in
+    kda_layers"; llama.cpp conversion/kimi_k3.py "the layer lists are 1-indexed"); a latent MoE whose 896 experts run
+    at routed_expert_hidden_size, the first first_k_dense_replace layers dense. KDA (vLLM models/kimi_k3 kda.py,
+    llama.cpp src/models/kimi-k3.cpp): q, k, v and an output gate of heads × head_dim, a forget gate through a
+    head_dim-wide low rank, short convolutions on q, k, v. vLLM keeps the recurrent state in float32
+    (mamba_utils.kda_state_dtype) and the conv state in the model dtype."""
+    num_layers = _num_layers(cfg)
+    linear = cfg.mapping("linear_attn_config")
+    if linear is None:
+        raise ConfigError("config.json has no 'linear_attn_config' (kimi_linear)")
+    if cfg.opt_int("q_lora_rank") is None:
+        # Kimi-Linear-48B-A3B: plain q_proj and a low-rank output gate (g_a/g_b), not the K3 layout sized here.
+        raise ConfigError("kimi_linear without q_lora_rank (Kimi-Linear-48B-A3B's layout) is not supported yet")
+    sub = _Config(linear)
+    full = _layer_index_list_1_based(sub, "full_attn_layers", num_layers)
+    kda = _layer_index_list_1_based(sub, "kda_layers", num_layers)
+    if full & kda or len(full) + len(kda) != num_layers:
+        raise ConfigError("config.json 'linear_attn_config' must name every layer once in full_attn_layers or "
+                          "kda_layers")
+    heads = sub.int("num_heads", hi=MAX_HEADS)
+    head_dim = sub.int("head_dim", hi=MAX_HEAD_DIM)
+    moe = _moe(cfg, experts=("num_experts",), top_k=("num_experts_per_token", "num_experts_per_tok"),
+               width=("moe_intermediate_size",), shared_count=cfg.int("num_shared_experts", lo=0, default=0),
+               shared_width=cfg.int("num_shared_experts", lo=0, default=0) * cfg.int("moe_intermediate_size"))
+    latent = cfg.opt_int("routed_expert_hidden_size")
+    if latent is not None and latent != cfg.int("hidden_size"):
+        moe = replace(moe, latent_size=latent)
+    ffns = _deepseek_ffns(cfg, num_layers)
+    return dict(
+        layers=_layers(["full" if index in full else "linear" for index in range(num_layers)], ffns),
+        attention=None,
+        mla=_mla(cfg),
+        linear_attention=LinearAttentionShape(
+            num_key_heads=heads, num_value_heads=heads, key_head_dim=head_dim, value_head_dim=head_dim,
+            conv_kernel=sub.int("short_conv_kernel_size", hi=MAX_KERNEL), kind="kda", gate_rank=head_dim),
+        intermediate_size=cfg.int("intermediate_size") if "dense" in ffns else None,
+        moe=moe,
+        mtp_layers=_mtp_layers(cfg, "num_nextn_predict_layers"),
+        vllm_ssm_state_dtype="float32",
+    )
+
+
+def _layer_index_list_1_based(cfg: _Config, key: str, num_layers: int) -> set[int]:
+    values = cfg.list(key) or []
+    return {_as_int(value, f"{key}[]", 1, num_layers) - 1 for value in values}
+
+
 # ------------------------------------------------------------------------------------------- other MoE
 
 
@@ -970,6 +1024,7 @@ _BUILDERS: dict[str, Callable[[_Config], dict]] = {
     "glm_moe_dsa": _deepseek,
     "glm4_moe": _glm4_moe,
     "deepseek_v4": _deepseek_v4,
+    "kimi_linear": _kimi_linear,
     "gpt_oss": _gpt_oss,
     "minimax_m2": _minimax_m2,
     "hunyuan": _hunyuan,

@@ -447,6 +447,9 @@ DSV4_REPORTED_COMPUTE_BUFFER_MIB = (2366.28, 2570.28)
 DSV4_REPORTED_CONTEXT = 64_000
 DSV4_REPORTED_HARDWARE = "RTX 4090"
 
+# Checkpoints vLLM loads through Mxfp4MoEMethod (config quant_method "mxfp4"): gpt-oss.
+MXFP4_METHOD_ARCHITECTURES = frozenset({"gpt_oss"})
+
 # vLLM's DeepSeek-V4 attention backends (0.33.0, models/deepseek_v4): FlashMLA sparse for compute capability 9.x and
 # 10.x, FlashInfer for 10.x and 12.x; no backend for the CUDA architectures before Hopper (Ampere 8.0/8.6, Ada 8.9).
 VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES = frozenset({"ampere", "ada", "turing", "volta"})
@@ -463,8 +466,11 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
         raise SizingError(f"--quant {scenario.quant}: vLLM cannot load DeepSeek-V4 GGUF files; it serves the released "
                           "checkpoint (--quant FP8_FP4)", code="dsv4_vllm_no_gguf", params={"quant": scenario.quant})
     gpus = scenario.gpus
-    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes,
-                                 mxfp4_padding=vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))
+    # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
+    # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
+    padding = (vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture)
+               if model.architecture in MXFP4_METHOD_ARCHITECTURES else None)
+    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes, mxfp4_padding=padding)
     kv = _kv_or_none(model, scenario)
     if kv is None:
         raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
@@ -690,10 +696,10 @@ def attention_kind(model: ModelSpec) -> str:
     mixers = {layer.mixer for layer in shapes.layers}
     if shapes.compressed_attention is not None:
         return "compressed"
-    if shapes.mla is not None:
-        return "mla"
     if mixers & {"linear", "mamba", "conv"}:
         return "hybrid"
+    if shapes.mla is not None:
+        return "mla"
     if mixers & {"sliding", "chunked"}:
         return "sliding"
     if shapes.attention is None:

@@ -372,6 +372,13 @@ def _mixer(spec: ModelSpec, layer: LayerSpec) -> tuple[tuple[_Linear, ...], floa
             raise SizingError(f"{spec.slug}: linear-attention layers need linear_attention shapes")
         key_dim = la.num_key_heads * la.key_head_dim
         value_dim = la.num_value_heads * la.value_head_dim
+        if la.kind == "kda":
+            # Kimi Delta Attention (parameters._kimi_delta_attention): q, k, v, g, f_a and b from the hidden state,
+            # f_b from the gate's rank, o_proj back to hidden.
+            rank = la.gate_rank or la.value_head_dim
+            in_width = 2 * key_dim + 2 * value_dim + rank + la.num_value_heads
+            linears = (_Linear("mixer", h, in_width), _Linear("mixer", rank, value_dim), _Linear("mixer", value_dim, h))
+            return linears, _generic_mixer_bytes(h, in_width, value_dim), 0
         # Qwen3-Next GatedDeltaNet: in_proj_qkvz, in_proj_ba, out_proj
         in_width = 2 * key_dim + 2 * value_dim + 2 * la.num_value_heads
         linears = (_Linear("mixer", h, in_width), _Linear("mixer", value_dim, h))

@@ -66,6 +66,9 @@ _VOCAB_SHARDED = frozenset({"token_embd", "output"})
 _CHANNEL_SHARDED = frozenset({
     "attn_qkv", "attn_gate", "ssm_ba", "ssm_conv1d", "ssm_conv1d.bias", "ssm_dt", "ssm_dt.bias", "ssm_a", "ssm_d",
     "ssm_out", "ssm_in", "shortconv.in_proj", "shortconv.conv", "shortconv.out_proj",
+    # Kimi Delta Attention (vLLM models/kimi_k3 kda.py: column/row-parallel by heads; f_a, the low-rank input of the
+    # forget gate, and o_norm over head_dim are whole on every rank)
+    "kda_q", "kda_k", "kda_v", "kda_g", "kda_f_b", "kda_b", "kda_dt_bias", "kda_a_log", "kda_conv1d", "kda_out",
 })
 _FFN_SHARDED_PREFIXES = ("ffn_gate", "ffn_up", "ffn_down")
 _REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_shexp", "ffn_down_exps.bias",

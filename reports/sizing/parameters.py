@@ -66,6 +66,10 @@ _ROUTER_BIAS_ARCHITECTURES = frozenset(
         "deepseek_v4",
     }
 )
+# Kimi K3 (kimi_linear): MLA output gate, attention residuals (attn_res_block_size: per layer a norm and a hidden → 1
+# score projection before the attention and before the MLP, and once before the head; vLLM models/kimi_k3), the
+# latent MoE's RMSNorm at the latent width (latent_moe_use_norm).
+_KIMI_K3_ARCHITECTURES = frozenset({"kimi_linear"})
 # Shared expert with its own sigmoid gate (Qwen2-MoE / Qwen3-Next shared_expert_gate → ffn_gate_inp_shexp).
 _SHARED_EXPERT_GATE_ARCHITECTURES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe"})
 
@@ -225,6 +229,9 @@ def _mla_attention(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
         _tensor("attn_v_b", i, (mla.kv_lora_rank, mla.v_head_dim, heads), "attention", is_mtp=mtp),
         _tensor("attn_output", i, (heads * mla.v_head_dim, hidden), "attention", is_mtp=mtp),
     ]
+    if spec.architecture in _KIMI_K3_ARCHITECTURES:
+        # Kimi K3's MLA: a sigmoid output gate (g_proj, hidden → heads × v_head_dim) before o_proj (mla_use_output_gate).
+        tensors.append(_tensor("attn_gate", i, (hidden, heads * mla.v_head_dim), "attention", is_mtp=mtp))
     if spec.dsa_indexer is not None:
         tensors += _dsa_indexer(spec, i, mtp)
     return tensors
@@ -314,6 +321,32 @@ def _hyper_connections(spec: ModelSpec, i: int, mtp: bool) -> list[Tensor]:
     return tensors
 
 
+def _kimi_delta_attention(spec: ModelSpec, i: int) -> list[Tensor]:
+    """Kimi Delta Attention of Kimi K3 (vLLM models/kimi_k3/nvidia/kda.py, llama.cpp src/models/kimi-k3.cpp): q, k, v
+    and the output gate g_proj, each hidden → heads × head_dim; the forget gate f_a (hidden → rank) and f_b (rank →
+    heads × head_dim); beta b_proj (hidden → heads); dt_bias per channel and A_log per head (f32); short convolutions
+    on q, k and v (f32 in vLLM); o_norm over head_dim; o_proj back to hidden. Named after the projections (llama.cpp's
+    GGUF names were not read; no llama-quantize rule names them, so all get the file type's base type)."""
+    la = spec.linear_attention
+    assert la is not None
+    hidden, width = spec.hidden_size, la.num_value_heads * la.value_head_dim
+    rank = la.gate_rank or la.value_head_dim
+    return [
+        _tensor("kda_q", i, (hidden, width), "attention"),
+        _tensor("kda_k", i, (hidden, width), "attention"),
+        _tensor("kda_v", i, (hidden, width), "attention"),
+        _tensor("kda_g", i, (hidden, width), "attention"),
+        _tensor("kda_f_a", i, (hidden, rank), "attention"),
+        _tensor("kda_f_b", i, (rank, width), "attention"),
+        _tensor("kda_b", i, (hidden, la.num_value_heads), "attention"),
+        _tensor("kda_dt_bias", i, (width,), "other"),
+        _tensor("kda_a_log", i, (la.num_value_heads,), "other"),
+        _tensor("kda_conv1d", i, (la.conv_kernel, 3 * width), "attention", quantizable=False),
+        _norm("kda_o_norm", i, la.value_head_dim, False),
+        _tensor("kda_out", i, (width, hidden), "attention"),
+    ]
+
+
 def _gated_delta_net(spec: ModelSpec, i: int) -> list[Tensor]:
     """Qwen3-Next linear-attention layer (modeling_qwen3_next.py Qwen3NextGatedDeltaNet; llama.cpp qwen3next).
 
@@ -385,6 +418,8 @@ def _mixer(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]
             f"model {spec.slug}: layer {i} is a {layer.mixer} layer but the spec has no {layer.mixer} shape"
         )
     if layer.mixer == "linear":
+        if spec.linear_attention.kind == "kda":
+            return _kimi_delta_attention(spec, i)
         return _gated_delta_net(spec, i)
     if layer.mixer == "mamba":
         return _mamba2(spec, i)
@@ -484,6 +519,13 @@ def _block(spec: ModelSpec, layer: LayerSpec, i: int, mtp: bool) -> list[Tensor]
     tensors += _ffn(spec, layer, i, mtp)
     if spec.compressed_attention is not None:
         tensors += _hyper_connections(spec, i, mtp)
+    if spec.architecture in _KIMI_K3_ARCHITECTURES:
+        tensors += [_norm("attn_res_norm", i, hidden, mtp), _tensor("attn_res_proj", i, (hidden, 1), "other",
+                                                                    is_mtp=mtp, quantizable=False),
+                    _norm("ffn_res_norm", i, hidden, mtp), _tensor("ffn_res_proj", i, (hidden, 1), "other",
+                                                                   is_mtp=mtp, quantizable=False)]
+        if layer.ffn == "moe" and spec.moe is not None and spec.moe.latent_size:
+            tensors.append(_norm("ffn_latent_norm", i, spec.moe.latent_size, mtp))
     return tensors
 
 
@@ -524,6 +566,9 @@ def tensor_inventory(spec: ModelSpec) -> tuple[Tensor, ...]:
     ]
     if not spec.tie_word_embeddings:
         tensors.append(_tensor("output", None, (hidden, spec.vocab_size), "output"))
+    if spec.architecture in _KIMI_K3_ARCHITECTURES:
+        tensors += [_norm("output_res_norm", None, hidden, False),
+                    _tensor("output_res_proj", None, (hidden, 1), "other", quantizable=False)]
     if spec.compressed_attention is not None:
         # DeepseekV4HyperHead: collapses the hc streams before the final norm (llama.cpp hc_head_*).
         hc = spec.compressed_attention.hc_mult

@@ -64,13 +64,16 @@ class MlaShape:
 
 @dataclass(frozen=True)
 class LinearAttentionShape:
-    """Gated delta-net layers (Qwen3-Next / Qwen3.5 "linear_attention")."""
+    """Gated delta-net layers (Qwen3-Next / Qwen3.5 "linear_attention"), or Kimi Delta Attention (Kimi K3
+    kimi_linear "kda_layers": q, k, v, output gate and a low-rank forget gate, the same conv and state shapes)."""
 
     num_key_heads: int
     num_value_heads: int
     key_head_dim: int
     value_head_dim: int
     conv_kernel: int
+    kind: Literal["gated_delta_net", "kda"] = "gated_delta_net"
+    gate_rank: int | None = None  # KDA: the forget gate's low-rank width (f_a: hidden → rank → heads × head_dim)
 
 
 @dataclass(frozen=True)
