@@ -27,8 +27,8 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats,
-    engine_runs_on, estimate_speeds, finetune_memory, fits, offer_order, plan_memory, validate_scenario,
+    Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, engine_runs_on, estimate_speeds, finetune_memory,
+    fits, offer_order, plan_memory, validate_scenario, vllm_lacks_compressed_attention,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -259,8 +259,7 @@ class ReportPage:
     @property
     def vllm_refused_architecture(self) -> bool:
         """vLLM has no DeepSeek-V4 attention backend for this GPU's architecture (estimate._plan_vllm)."""
-        return (self.model.compressed_attention is not None and self.hardware.backend == "cuda"
-                and self.hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES)
+        return self.model.compressed_attention is not None and vllm_lacks_compressed_attention(self.hardware)
 
     @property
     def vllm_unavailable(self) -> bool:

@@ -43,7 +43,7 @@ from .fit import (
     place_tensor_parallel,
     usable_bytes,
 )
-from .kv_cache import KvBreakdown, kv_cache, resolve_kv_dtype
+from .kv_cache import DSV4_STATE_BYTES, KvBreakdown, kv_cache, resolve_kv_dtype
 from .notes import Note
 from .parallelism import (
     LlamaCppLayout,
@@ -269,9 +269,8 @@ def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
     unified = hardware.kind == "unified"
     if scenario.engine == "vllm":
         # The architecture only as far as vLLM refuses DeepSeek-V4 on it (_plan_vllm).
-        no_dsv4 = hardware.backend == "cuda" and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES
         return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
-                no_dsv4)
+                vllm_lacks_compressed_attention(hardware))
     return (hardware.backend, unified)
 
 
@@ -431,8 +430,8 @@ def _dsv4_kv_per_layer(kv: KvBreakdown, per_layer: dict[str, float]) -> dict[str
     state = kv.term("dsv4_state")
     csa_state = hca_state = 0.0
     if state is not None:
-        csa_state = state.inputs["csa_elements"] * 4.0 * kv.batch
-        hca_state = state.inputs["hca_elements"] * 4.0 * kv.batch
+        csa_state = state.inputs["csa_elements"] * DSV4_STATE_BYTES * kv.batch
+        hca_state = state.inputs["hca_elements"] * DSV4_STATE_BYTES * kv.batch
     window = per_layer.get("dsv4_window", 0.0)
     return {
         "window": window,
@@ -455,9 +454,13 @@ MXFP4_METHOD_ARCHITECTURES = frozenset({"gpt_oss"})
 VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES = frozenset({"ampere", "ada", "turing", "volta"})
 
 
+def vllm_lacks_compressed_attention(hardware: HardwareSpec) -> bool:
+    """vLLM has no DeepSeek-V4 attention backend for this GPU (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES)."""
+    return hardware.backend == "cuda" and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES
+
+
 def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
-    if (model.compressed_attention is not None and hardware.backend == "cuda"
-            and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES):
+    if model.compressed_attention is not None and vllm_lacks_compressed_attention(hardware):
         raise SizingError(f"--engine vllm: vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs, not on "
                           f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
                           code="dsv4_vllm_needs_hopper", params={"hardware": hardware.name})
