@@ -2,7 +2,7 @@
 
 Flags as the engines document them: llama.cpp tools/server/README.md (-hf, -c, -np, -ngl, -fa, -ctk/-ctv,
 --n-cpu-moe, -ts) and vLLM's engine arguments (--tensor-parallel-size, --max-model-len,
---gpu-memory-utilization, --kv-cache-dtype, --max-num-seqs, --quantization, --cpu-offload-gb).
+--gpu-memory-utilization, --kv-cache-dtype, --max-num-seqs, --quantization, --cpu-offload-gb, --trust-remote-code).
 """
 
 from __future__ import annotations
@@ -72,6 +72,11 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
     return LaunchCommand("llama.cpp", tuple(lines), tuple(notes))
 
 
+# Moonshot's Kimi models ship their tokenizer (and config classes) as remote code: the Kimi-K2 deploy guidance and
+# vLLM's recipes (vllm-project/recipes moonshotai/Kimi-K2.md, Kimi-Linear.md) serve them with --trust-remote-code.
+VLLM_TRUST_REMOTE_CODE_ARCHITECTURES = frozenset({"kimi_k2", "kimi_linear"})
+
+
 def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
     """The vllm serve command of a memory plan."""
     quant = plan.weights.quant
@@ -89,6 +94,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     else:
         # Without a Hugging Face id a bare slug would be looked up on the Hub and fail: a local directory instead.
         lines = [f"vllm serve {model.hf_repo or './' + model.slug}"]
+    if model.architecture in VLLM_TRUST_REMOTE_CODE_ARCHITECTURES:
+        lines.append("--trust-remote-code")
     if scenario.gpus > 1:
         lines.append(f"--tensor-parallel-size {scenario.gpus}")
     lines.append(f"--max-model-len {scenario.context}")

@@ -289,6 +289,7 @@ class ModelRow:
     report_url: str  # with ?quant= when a format fits
     model_url: str
     speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
+    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the total
 
     @property
     def fits(self) -> bool:
@@ -358,7 +359,7 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     query = QueryDict(mutable=True)
     query["quant"] = quant
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
-                    f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known)
+                    f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
 
 
 @dataclass

@@ -238,7 +238,9 @@ class ReportPage:
                  ("runtime", memory.runtime_bytes / GIB), ("offload", memory.placement.offloaded_bytes / GIB)]
         usable_total = memory.usable_bytes_all_gpus / GIB
         segments, marker = stacked_bar(parts, usable_total)
-        return {"segments": segments, "marker": marker, "usable_gib": usable_total}
+        # Without a KV estimate (no shapes, no sourced family member) the KV segment is absent, not zero.
+        return {"segments": segments, "marker": marker, "usable_gib": usable_total,
+                "kv_unknown": self.estimate.kv is None}
 
     # ---- section 4: decode at a full cache
     @cached_property
@@ -255,6 +257,11 @@ class ReportPage:
     @property
     def vllm_backends(self) -> str:
         return engine_backend_labels("vllm")
+
+    @property
+    def vllm_needs_shapes(self) -> bool:
+        """vLLM's KV pool cannot be sized: no layer shapes and no sourced family member (estimate._plan_vllm)."""
+        return not self.model.has_shapes and self.model.kv_proxy is None
 
     @property
     def vllm_refused_architecture(self) -> bool:

@@ -139,6 +139,20 @@ def test_an_estimated_model_is_marked_estimated(client, db):
     assert "badge-estimated" not in client.get(url("kimi-k3-2-8t-a104b", "b300-288gb")).content.decode()
 
 
+def test_a_model_without_shapes_says_what_is_unknown(client, db):
+    """DeepSeek V4.1 Flash has no config.json and no sourced family member: its KV cache, the split of its weights
+    by tensor class and vLLM's pool are unknown, and the page says so instead of showing zeros."""
+    body = client.get(url("deepseek-v4-1-flash-552b-a16b", "h100-80gb-sxm", query="gpus=8")).content.decode()
+    legend = body[body.index('class="legend"'):body.index("</ul>", body.index('class="legend"'))]
+    assert "<strong>unknown</strong>" in legend
+    assert "The split by tensor class is unknown" in body and "Norms, biases, routers" not in body
+    assert "the logits peak is not counted" in body
+    assert "KV pool cannot be sized without the model" in body  # why there is no vLLM command
+    hardware = client.get("/en/hardware/b300-288gb/").content.decode()  # where a format fits
+    row = hardware[hardware.index("DeepSeek V4.1 Flash"):]
+    assert row[:row.index("</tr>")].count("≥ ") == 1  # the total, without its KV cache, is a lower bound
+
+
 def test_fine_tuning_memory_does_not_depend_on_the_serving_engine(client):
     """Training does not run inside vLLM: its gpu_memory_utilization budget must not change the fine-tuning verdicts
     (the section is the same for every configuration of a report)."""

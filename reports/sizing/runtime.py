@@ -195,6 +195,8 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
     logits = F32 * ub * (n_vocab + n_embd)
     compute = logits
     compute_how = f"4 B × ub {ub} × (n_vocab {grouped(n_vocab)} + n_embd {grouped(n_embd)}) logits peak"
+    if not n_vocab:  # a model known only by its stated parameters, without a sourced family member
+        compute_how = "vocabulary and width unknown (no config.json): the logits peak is not counted"
     n_head = _attention_heads(spec)
     if not scenario.flash_attention and n_head:
         attention = F32 * ub * (n_kv * (n_head + 1) + LLAMA_CPP_FA_OFF_EMBD_TENSORS * n_embd)

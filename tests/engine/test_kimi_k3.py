@@ -10,9 +10,11 @@ mamba_utils.kda_state_shape / kda_state_dtype.
 
 from __future__ import annotations
 
-from reports.sizing.estimate import attention_kind
+from reports.launch import vllm_command
+from reports.sizing.estimate import attention_kind, plan_memory
 from reports.sizing.kv_cache import kv_cache
 from reports.sizing.parameters import count_parameters, tensor_inventory
+from reports.sizing.weights import sized_tensors
 from reports.sizing.specs import Scenario
 from tests.engine import seed_catalog as catalog
 
@@ -61,3 +63,19 @@ def test_kv_cache_is_the_mla_latent_of_24_layers_plus_the_kda_state():
     assert vllm.term("mla").bytes == MLA_LAYERS * (512 + 64) * 2 * context  # bf16 latent, 16-token pages
     # vLLM: the conv state in the model dtype (bf16), the recurrent state in float32 (kda_state_dtype)
     assert vllm.term("linear").bytes == KDA_LAYERS * (conv * 2 + state * 4) == 449_372_160
+
+
+def test_mxfp4_covers_the_latent_projections_and_vllm_trusts_remote_code():
+    """The config's compressed-tensors MXFP4 quantizes every Linear outside its ignore list (self_attn, shared experts,
+    the dense MLP, lm_head): the routed experts and the latent MoE's down/up projections, 17 B per 32 weights."""
+    spec = k3()
+    by_name = {}
+    for item in sized_tensors(spec, "MXFP4"):
+        by_name.setdefault(item.tensor.name, []).append(item)
+    for name in ("ffn_latent_down", "ffn_latent_up", "ffn_gate_exps"):
+        assert all(item.nbytes == item.tensor.elements * 17 / 32 for item in by_name[name]), name
+    for name in ("kda_q", "attn_q_b", "ffn_up_shexp", "output"):
+        assert all(item.nbytes == 2 * item.tensor.elements for item in by_name[name]), name
+    scenario = Scenario(engine="vllm", quant="MXFP4", kv_dtype="fp8", gpus=8, context=131_072)
+    plan = plan_memory(spec, catalog.accelerator("b300-288gb"), scenario)
+    assert "--trust-remote-code" in vllm_command(spec, scenario, plan).lines
