@@ -681,7 +681,8 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
         routed_expert_bytes=i.reads.resident_experts, experts_per_token=k, num_experts=experts,
         weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=i.parallelism,
-        tp_allreduce_bytes_per_token=i.allreduce, n_ubatch=scenario.n_ubatch)
+        tp_allreduce_bytes_per_token=i.allreduce, n_ubatch=scenario.n_ubatch,
+        ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs)
     return Speeds(decode, aggregate, prefill)
 
 

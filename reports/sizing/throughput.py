@@ -44,7 +44,7 @@ from reports.sizing.specs import HardwareSpec, ModelSpec
 
 BackendClass = Literal["cuda", "rocm", "metal", "vulkan", "other"]
 Parallelism = Literal["layer", "tensor"]
-Bound = Literal["memory", "compute", "latency"]
+Bound = Literal["memory", "compute", "latency", "ram"]
 
 GB = 1e9
 TFLOP = 1e12
@@ -540,6 +540,14 @@ class PrefillSpeed:
     peak_tflops: float | None = None  # tensor_peak_tflops(): the peak compute_efficiency applies to
     weight_bytes_ram: float = 0.0  # offloaded weights copied to the GPU once per micro-batch
     host_link_gbs: float = DEFAULT_PCIE_GBS  # the link they cross (host_link_gbs())
+    ram_bandwidth_gbs: float | None = None  # set when system RAM bounds the pipelined transfers (bound "ram")
+
+    @property
+    def ram_ms(self) -> float | None:
+        """Per micro-batch: the offloaded weights read from system RAM, when that bounds the prompt speed."""
+        if not self.ram_bandwidth_gbs:
+            return None
+        return self.weight_bytes_ram / (self.ram_bandwidth_gbs * GB) * 1e3
 
     @property
     def transfer_ms(self) -> float:
@@ -572,6 +580,7 @@ def prefill_speed(
     n_ubatch: int = DEFAULT_UBATCH,
     n_batch: int = DEFAULT_BATCH,
     calibration: BackendCalibration | None = None,
+    ram_bandwidth_gbs: float | None = None,
 ) -> PrefillSpeed:
     """Prompt tokens/s for a `prompt`-token prompt, and the time to first token.
 
@@ -582,7 +591,9 @@ def prefill_speed(
         micro-batch x k / E tokens each, so they run narrower (and slower) than the dense ones.
     weight_bytes: weight bytes resident in GPU memory that a micro-batch reads (all GPUs; MoE: including every
         routed expert, of which `routed_expert_bytes` are routed experts: only the touched share is read).
-    weight_bytes_ram: offloaded weights; llama.cpp streams them to the GPU over PCIe once per micro-batch.
+    weight_bytes_ram: offloaded weights; llama.cpp streams them to the GPU over PCIe once per micro-batch. Every
+        GPU reads them from the same system RAM (``ram_bandwidth_gbs``, DEFAULT_RAM_BANDWIDTH_GBS when None), so
+        micro-batches pipelined over several GPUs (layer split) stream at most that fast together.
     """
     _check_positive("prompt", prompt)
     _check_positive("n_ubatch", n_ubatch)
@@ -634,12 +645,20 @@ def prefill_speed(
     micro_batch_s = max(compute_s, memory_s) + transfer_s
     pipeline = _layer_split_pipeline_speedup(gpus, prompt, n_ubatch, n_batch) if parallelism == "layer" else 1.0
     tokens_per_s = rows / micro_batch_s * pipeline
+    bound: Bound = "compute" if compute_s >= memory_s else "memory"
+    ram_gbs = None
+    if transfer_s and pipeline > 1.0:
+        ram_s = weight_bytes_ram / ((ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS) * GB)
+        if rows / ram_s < tokens_per_s:  # the pipelined GPUs together cannot pull faster than system RAM gives
+            tokens_per_s, bound = rows / ram_s, "ram"
+            ram_gbs = ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
     return PrefillSpeed(
         tokens_per_s=tokens_per_s,
         ttft_ms=prompt / tokens_per_s * 1e3,
-        bound="compute" if compute_s >= memory_s else "memory",
+        bound=bound,
         compute_s=compute_s,
         peak_tflops=peak_tflops,
+        ram_bandwidth_gbs=ram_gbs,
         **result,
     )
 

@@ -478,6 +478,19 @@ def test_prefill_streams_offloaded_weights_over_pcie_once_per_micro_batch():
     assert unified.transfer_s == 0 and unified.weight_bytes_read == pytest.approx(18e9)
 
 
+def test_pipelined_gpus_pull_offloaded_weights_no_faster_than_system_ram():
+    """4 GPUs in layer split pipeline a 4096-token prompt (4 micro-batches in flight): 512 / 0.56128 s × 16/7 ≈
+    2,085 tok/s from the GPUs' side, but every micro-batch needs the 10e9 B from the one system RAM: at 60 GB/s
+    (the default) 1/6 s each, so 512 × 6 = 3,072 tok/s is the RAM's limit, not reached; at 10 GB/s 512 tok/s is."""
+    arguments = dict(flops_per_token=14e9, prompt=4096, hardware=GPU, weight_bytes=8e9, weight_bytes_ram=10e9,
+                     num_layers=32, calibration=CAL, gpus=4)
+    fast_ram = prefill_speed(**arguments)
+    assert fast_ram.tokens_per_s == pytest.approx(512 / 0.56128 * 16 / 7) and fast_ram.bound != "ram"
+    slow_ram = prefill_speed(ram_bandwidth_gbs=10, **arguments)
+    assert slow_ram.tokens_per_s == pytest.approx(512.0) and slow_ram.bound == "ram"
+    assert slow_ram.ram_ms == pytest.approx(1000.0)
+
+
 @pytest.mark.parametrize("interconnect, gbs", [
     ("PCIe 4.0 x16", 25.0), ("PCIe 5.0 x16", 50.0), ("PCIe 4.0 x8", 12.5), ("NVLink 5 / PCIe 6.0", 100.0),
     ("Infinity Fabric (7 links) / PCIe 5.0 x16", 50.0), ("Thunderbolt 5", 25.0), ("", 25.0),
