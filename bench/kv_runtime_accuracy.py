@@ -74,7 +74,8 @@ SPECS: dict[str, ModelSpec] = {
     # "gpt-oss-120b" (doc record; window and alternation as gpt-oss-20b's config.json).
     "gpt-oss-120b": _dense("gpt-oss-120b", 36, 2880, None, 64, 8, 64, 201088, arch="gpt_oss",
                            layer_specs=alternating_sliding(36, "moe"),
-                           sliding_window=128, moe=MoeShape(128, 4, 2880), native_dtype="mxfp4"),
+                           sliding_window=128, moe=MoeShape(128, 4, 2880), native_dtype="mxfp4",
+                           checkpoint_quant_method="mxfp4"),
     # "GLM-4.5 (355B-A32B)" (doc record; the seed's figures use it).
     "GLM-4.5": _dense("glm-4.5", 92, 5120, 12288, 96, 8, 128, 151552, arch="glm4_moe", mtp_layers=1),
     "DeepSeek-V3": ModelSpec(

@@ -180,6 +180,7 @@ GPT_OSS_20B = ModelSpec(
     attention_bias=True,
     sliding_window=128,
     native_dtype="mxfp4",
+    checkpoint_quant_method="mxfp4",  # gpt-oss's config: quantization_config.quant_method "mxfp4"
 )
 
 # models.json "gpt-oss-120b" (Megatron-Bridge docs): 36 layers, 128 experts top-4, other dims as gpt-oss-20b.

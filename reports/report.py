@@ -28,7 +28,7 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, engine_runs_on, estimate_speeds, finetune_memory,
-    fits, offer_order, plan_memory, validate_scenario, vllm_lacks_compressed_attention,
+    fits, kv_cache_known, offer_order, plan_memory, validate_scenario, vllm_lacks_compressed_attention,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -261,7 +261,7 @@ class ReportPage:
     @property
     def vllm_needs_shapes(self) -> bool:
         """vLLM's KV pool cannot be sized: no layer shapes and no sourced family member (estimate._plan_vllm)."""
-        return not self.model.has_shapes and self.model.kv_proxy is None
+        return not kv_cache_known(self.model)
 
     @property
     def vllm_refused_architecture(self) -> bool:
@@ -290,7 +290,7 @@ class ReportPage:
         quant = e.scenario.quant
         if engine == "vllm" and self.model.compressed_attention is not None:
             kv_dtype = "fp8"  # vLLM caches DeepSeek-V4 in fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
-            if quant_format(quant).family != "native":
+            if quant_format(quant).family.startswith("gguf"):
                 quant = NATIVE_FORMAT.get(self.model.native_dtype, quant)  # no DeepSeek-V4 GGUF in vLLM
         scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
         try:

@@ -165,6 +165,7 @@ def parse_config(config: Any, *, slug: str = "", name: str = "") -> ModelSpec:
         tie_word_embeddings=_tied_embeddings(cfg, model_type),
         max_context=_max_context(cfg),
         native_dtype=_native_dtype(cfg),
+        checkpoint_quant_method=_checkpoint_quant_method(cfg),
         attention_bias=cfg.bool("attention_bias", _DEFAULT_ATTENTION_BIAS.get(model_type, False)),
         hf_repo=_hf_repo(config),
         multimodal=_multimodal(config, text),
@@ -250,6 +251,12 @@ _TORCH_DTYPES = {
 }
 # quantization_config.quant_method values whose checkpoint weights are stored natively in that format.
 _NATIVE_QUANT_METHODS = {"fp8": "fp8", "fbgemm_fp8": "fp8", "mxfp4": "mxfp4"}
+
+
+def _checkpoint_quant_method(cfg: _Config) -> str:
+    quant = cfg.mapping("quantization_config")
+    method = quant.get("quant_method") if quant is not None else None
+    return method if isinstance(method, str) and _native_dtype(cfg) in ("fp8", "mxfp4", "fp8_fp4") else ""
 
 
 def _native_dtype(cfg: _Config) -> str:
@@ -661,9 +668,10 @@ def _kimi_linear(cfg: _Config) -> dict:
                           "kda_layers")
     heads = sub.int("num_heads", hi=MAX_HEADS)
     head_dim = sub.int("head_dim", hi=MAX_HEAD_DIM)
+    shared = cfg.int("num_shared_experts", lo=0, default=0)  # at full width: moe_intermediate_size each
     moe = _moe(cfg, experts=("num_experts",), top_k=("num_experts_per_token", "num_experts_per_tok"),
-               width=("moe_intermediate_size",), shared_count=cfg.int("num_shared_experts", lo=0, default=0),
-               shared_width=cfg.int("num_shared_experts", lo=0, default=0) * cfg.int("moe_intermediate_size"))
+               width=("moe_intermediate_size",), shared_count=shared,
+               shared_width=shared * cfg.int("moe_intermediate_size"))
     latent = cfg.opt_int("routed_expert_hidden_size")
     if latent is not None and latent != cfg.int("hidden_size"):
         moe = replace(moe, latent_size=latent)

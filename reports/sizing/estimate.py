@@ -368,10 +368,13 @@ def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
     return name in formats
 
 
+def kv_cache_known(model: ModelSpec) -> bool:
+    """Whether the KV cache can be sized: the model's shapes, or a sourced family member's."""
+    return model.has_shapes or model.kv_proxy is not None
+
+
 def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
-    if not model.has_shapes and model.kv_proxy is None:
-        return None
-    return kv_cache(model, scenario)
+    return kv_cache(model, scenario) if kv_cache_known(model) else None
 
 
 def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
@@ -446,9 +449,6 @@ DSV4_REPORTED_COMPUTE_BUFFER_MIB = (2366.28, 2570.28)
 DSV4_REPORTED_CONTEXT = 64_000
 DSV4_REPORTED_HARDWARE = "RTX 4090"
 
-# Checkpoints vLLM loads through Mxfp4MoEMethod (config quant_method "mxfp4"): gpt-oss.
-MXFP4_METHOD_ARCHITECTURES = frozenset({"gpt_oss"})
-
 # vLLM's DeepSeek-V4 attention backends (0.33.0, models/deepseek_v4): FlashMLA sparse for compute capability 9.x and
 # 10.x, FlashInfer for 10.x and 12.x; no backend for the CUDA architectures before Hopper (Ampere 8.0/8.6, Ada 8.9).
 VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES = frozenset({"ampere", "ada", "turing", "volta"})
@@ -472,7 +472,7 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
     # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
     padding = (vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture)
-               if model.architecture in MXFP4_METHOD_ARCHITECTURES else None)
+               if model.checkpoint_quant_method == "mxfp4" else None)
     tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes, mxfp4_padding=padding)
     kv = _kv_or_none(model, scenario)
     if kv is None:

@@ -456,27 +456,24 @@ def _llama_cpp_dsv4_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) ->
     if hca_layers:
         terms.append(term("hca", hca_layers, head, hca_cells, ca.hca_ratio,
                           f"pad256(⌈{grouped(kv_size)} / {ca.hca_ratio}⌉)"))
-    terms += _dsv4_state_terms(spec, seqs, tp=1)
+    terms += _dsv4_state_terms(spec, seqs)
     return terms
 
 
-def _dsv4_state_terms(spec: ModelSpec, seqs: int, *, tp: int, bytes_per_sequence: float | None = None,
-                      how: str = "", kind: str = "dsv4_state") -> list[KvTerm]:
-    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+def _dsv4_state_terms(spec: ModelSpec, seqs: int) -> list[KvTerm]:
+    """llama.cpp's compressor states (f32 kv + score), a fixed size per sequence."""
+    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
     csa, hca = _dsv4_state_elements(spec)
     per_seq = (csa * csa_layers + hca * hca_layers) * DSV4_STATE_BYTES
-    if bytes_per_sequence is not None:
-        per_seq = bytes_per_sequence
     if not per_seq:
         return []
     return [KvTerm(
-        kind=kind, layers=csa_layers + hca_layers if kind == "dsv4_state" else layers,
-        bytes_per_token_per_layer=0.0, cells=0,
-        bytes=per_seq * seqs * tp, bytes_per_rank=per_seq * seqs, per_sequence=True,
-        explanation=how or (f"compressor kv + score in f32: ({grouped(csa)} elements × {csa_layers} CSA layers + "
-                            f"{grouped(hca)} × {hca_layers} HCA layers) × 4 B = {grouped(per_seq)} B per "
-                            f"sequence × {sequences(seqs)}, independent of context"),
-        inputs={"csa_elements": csa, "hca_elements": hca, "tp": tp})]
+        kind="dsv4_state", layers=csa_layers + hca_layers, bytes_per_token_per_layer=0.0, cells=0,
+        bytes=per_seq * seqs, bytes_per_rank=per_seq * seqs, per_sequence=True,
+        explanation=(f"compressor kv + score in f32: ({grouped(csa)} elements × {csa_layers} CSA layers + "
+                     f"{grouped(hca)} × {hca_layers} HCA layers) × 4 B = {grouped(per_seq)} B per "
+                     f"sequence × {sequences(seqs)}, independent of context"),
+        inputs={"csa_elements": csa, "hca_elements": hca})]
 
 
 def _vllm_dsv4_kv_dtype(kv_dtype: str) -> str:
@@ -565,11 +562,13 @@ def _vllm_dsv4_terms(spec: ModelSpec, scenario: Scenario, tp: int) -> list[KvTer
     fixed, parts = _vllm_dsv4_fixed_blocks(spec)
     pool = vllm_dsv4_pool_block_bytes(spec)
     per_seq = fixed * pool
-    terms += _dsv4_state_terms(
-        spec, seqs, tp=tp, bytes_per_sequence=per_seq, kind="dsv4_window_state",
-        how=(f"sliding window and compressor states: {parts} = {fixed} pool blocks of {grouped(pool)} B = "
-             f"{grouped(per_seq)} B per sequence × {sequences(seqs)}{times_gpus(tp)}, independent of context "
-             "(steady decode; vLLM's start-up check reserves more for the tokens in flight)"))
+    terms.append(KvTerm(
+        kind="dsv4_window_state", layers=spec.num_layers, bytes_per_token_per_layer=0.0, cells=0,
+        bytes=per_seq * seqs * tp, bytes_per_rank=per_seq * seqs, per_sequence=True,
+        explanation=(f"sliding window and compressor states: {parts} = {fixed} pool blocks of {grouped(pool)} B = "
+                     f"{grouped(per_seq)} B per sequence × {sequences(seqs)}{times_gpus(tp)}, independent of context "
+                     "(steady decode; vLLM's start-up check reserves more for the tokens in flight)"),
+        inputs={"pool_blocks": fixed, "pool_block_bytes": pool, "tp": tp}))
     return terms
 
 

@@ -386,7 +386,7 @@ def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) 
     block_tokens = VLLM_DSV4_BLOCK_TOKENS
     pool_block = sum(t.bytes_per_token_per_layer * t.layers for t in growing) * block_tokens
     fixed = kv.term("dsv4_window_state")
-    fixed_blocks = round(fixed.bytes_per_rank / kv.batch / pool_block) if fixed is not None and pool_block else 0
+    fixed_blocks = fixed.inputs["pool_blocks"] if fixed is not None else 0
     num_blocks = int(max(0.0, available_bytes) // pool_block) if pool_block else 0
     per_request = -(-max_model_len // block_tokens) + fixed_blocks
     return VllmKvCapacity(available_bytes, pool_block, len(growing), 1, num_blocks, per_request,

@@ -157,7 +157,11 @@ class ModelSpec:
     intermediate_size: int | None = None  # dense FFN width
     tie_word_embeddings: bool = False
     max_context: int | None = None
-    native_dtype: str = "bf16"  # bf16 | fp16 | fp32 | fp8 | mxfp4 (the checkpoint's weight dtype)
+    native_dtype: str = "bf16"  # bf16 | fp16 | fp32 | fp8 | mxfp4 | fp8_fp4 (the checkpoint's weight dtype)
+    # quantization_config.quant_method of the released checkpoint ("" when unquantized): the same MXFP4 weights load
+    # through different vLLM code ("mxfp4": Mxfp4MoEMethod, which pads the experts; "compressed-tensors") and cover
+    # different tensors.
+    checkpoint_quant_method: str = ""
     # The checkpoint wraps the language model with a vision encoder (text_config / *ForConditionalGeneration):
     # vLLM loads that encoder too; its shapes are not parsed, so the estimate names it instead of counting it.
     multimodal: bool = False

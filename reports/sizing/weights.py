@@ -147,19 +147,19 @@ def _mxfp4_native_bytes(tensor: Tensor) -> float:
     return 2.0 * tensor.elements
 
 
-# Tensors besides the routed experts that an MXFP4 checkpoint quantizes: Kimi K3's compressed-tensors config
-# quantizes every Linear outside its ignore list (attention, shared experts, the dense MLP, the head), which leaves the
-# latent MoE's down/up projections in MXFP4 too.
-MXFP4_ALSO_QUANTIZED = {"kimi_linear": frozenset({"ffn_latent_down", "ffn_latent_up"})}
+# Tensors besides the routed experts that an MXFP4 checkpoint quantizes, by its quant_method: compressed-tensors
+# quantizes every Linear outside the config's ignore list; Kimi K3's (the catalog's one such checkpoint) names the
+# attention, shared experts, dense MLP and head, which leaves the latent MoE's down/up projections in MXFP4 too.
+MXFP4_ALSO_QUANTIZED = {"compressed-tensors": frozenset({"ffn_latent_down", "ffn_latent_up"})}
 
 
-def _native_bytes(fmt: QuantFormat, tensors: tuple[Tensor, ...], architecture: str = "") -> list[float]:
+def _native_bytes(fmt: QuantFormat, tensors: tuple[Tensor, ...], quant_method: str = "") -> list[float]:
     if fmt.name in ("BF16", "FP16"):
         return [2.0 * t.elements for t in tensors]
     if fmt.name == "FP8":
         return [_fp8_bytes(t) for t in tensors]
     if fmt.name == "MXFP4":
-        also = MXFP4_ALSO_QUANTIZED.get(architecture, frozenset())
+        also = MXFP4_ALSO_QUANTIZED.get(quant_method, frozenset())
         return [_gguf_bytes(t, "mxfp4") if t.name in also else _mxfp4_native_bytes(t) for t in tensors]
     if fmt.name == "FP8_FP4":
         return [_mxfp4_native_bytes(t) if t.is_expert else _fp8_bytes(t) for t in tensors]
@@ -200,7 +200,7 @@ def _sized_tensors(
             f"--quant {fmt.name}: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
             code="mxfp4_needs_moe", params={"model": spec.name})
     return tuple(SizedTensor(t, fmt.name, nbytes)
-                 for t, nbytes in zip(tensors, _native_bytes(fmt, tensors, spec.architecture)))
+                 for t, nbytes in zip(tensors, _native_bytes(fmt, tensors, spec.checkpoint_quant_method)))
 
 
 def sized_tensors(spec: ModelSpec, quant: str, *, include_mtp: bool = False) -> tuple[SizedTensor, ...]:

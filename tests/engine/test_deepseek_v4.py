@@ -43,6 +43,7 @@ def test_the_config_parses_into_window_csa_and_hca_layers():
     assert (ca.hc_mult, ca.hash_layers, spec.sliding_window, spec.mtp_layers) == (HC, HASH, 128, 1)
     assert (spec.dsa_indexer.num_heads, spec.dsa_indexer.head_dim, spec.dsa_indexer.topk) == (IDX_HEADS, IDX_DIM, TOPK)
     assert spec.native_dtype == "fp8_fp4"  # quantization_config fp8 + "expert_dtype": "fp4"
+    assert spec.checkpoint_quant_method == "fp8"
     assert attention_kind(spec) == "compressed"
 
 

@@ -79,3 +79,11 @@ def test_mxfp4_covers_the_latent_projections_and_vllm_trusts_remote_code():
     scenario = Scenario(engine="vllm", quant="MXFP4", kv_dtype="fp8", gpus=8, context=131_072)
     plan = plan_memory(spec, catalog.accelerator("b300-288gb"), scenario)
     assert "--trust-remote-code" in vllm_command(spec, scenario, plan).lines
+    # compressed-tensors, not gpt-oss's quant_method "mxfp4": no Mxfp4MoEMethod padding on the experts.
+    assert spec.checkpoint_quant_method == "compressed-tensors"
+    assert plan.tensor_parallel.per_rank_padding_bytes == 0
+    gpt_oss = catalog.model("gpt-oss-120b")
+    assert gpt_oss.checkpoint_quant_method == "mxfp4"
+    padded = plan_memory(gpt_oss, catalog.accelerator("h100-80gb-sxm"),
+                         Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto", context=8192))
+    assert padded.tensor_parallel.per_rank_padding_bytes > 0
