@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from django.core.cache import cache
 from django.db import connection
@@ -18,7 +18,7 @@ from catalog.specs import hardware_spec, kv_proxy_for, model_spec, offer_spec
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, estimate
 from reports.sizing.quant import QUANT_FORMATS
-from reports.sizing.recommend import by_memory
+from reports.sizing.recommend import Recommendations, by_memory, recommend_hardware, smallest_fitting
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 
@@ -38,6 +38,11 @@ class CatalogSnapshot:
     def __init__(self, version_key: str = "") -> None:
         self._model_specs: dict[str, ModelSpec] = {}
         self.version_key = version_key
+        # Searches over the whole catalog depend on the model and the scenario, not on the accelerator of the
+        # report that asks: the reports of one model on its 49 accelerators (a crawler's walk, the hardware
+        # table's links) ask the same ones. Memoized for this snapshot's version; an admin edit makes a new one.
+        self.smallest_fitting = lru_cache(maxsize=4096)(self._smallest_fitting)
+        self.recommendations = lru_cache(maxsize=1024)(self._recommendations)
 
     @cached_property
     def hardware(self) -> dict[str, HardwareSpec]:
@@ -49,6 +54,11 @@ class CatalogSnapshot:
         """Catalog formats the engine can size, in the catalog's order (the configurator's choices)."""
         names = QuantFormat.objects.order_by("sort_order", "name").values_list("name", flat=True)
         return [name for name in names if name.upper() in QUANT_FORMATS]
+
+    @cached_property
+    def hardware_catalog(self) -> tuple[HardwareSpec, ...]:
+        """The accelerators as the engine's ``hardware_catalog`` argument (one tuple, hashed by its caches)."""
+        return tuple(self.hardware.values())
 
     @cached_property
     def hardware_by_memory(self) -> tuple[HardwareSpec, ...]:
@@ -92,7 +102,15 @@ class CatalogSnapshot:
         return list(self._models.values())
 
     def estimate(self, model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> Estimate:
-        return estimate(model, hardware, scenario, offers=self.offers, hardware_catalog=tuple(self.hardware.values()))
+        return estimate(model, hardware, scenario, offers=self.offers, hardware_catalog=self.hardware_catalog)
+
+    def _smallest_fitting(self, model: ModelSpec, scenario: Scenario) -> HardwareSpec | None:
+        """The catalog's smallest accelerator on which ``scenario.gpus`` of it run the scenario (the matrix)."""
+        return smallest_fitting(model, scenario, self.hardware_by_memory)
+
+    def _recommendations(self, model: ModelSpec, scenario: Scenario) -> Recommendations:
+        """Hardware to buy or rent for the scenario (SizingError for a scenario the engine refuses)."""
+        return recommend_hardware(model, scenario, hardware_catalog=self.hardware_catalog, offers=self.offers)
 
 
 def estimate_for(model_slug: str, hardware_slug: str, scenario: Scenario,

@@ -32,7 +32,7 @@ from reports.sizing.estimate import (
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
-from reports.sizing.recommend import Recommendations, recommend_hardware, smallest_fitting
+from reports.sizing.recommend import Recommendations
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
 GIB = 2**30
@@ -448,8 +448,8 @@ class ReportPage:
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
                                   plan.fit.verdict if plan.format_runs else "unsupported", speeds.decode.tokens_per_s,
-                                  smallest_fitting(self.model, replace(scenario, gpus=1),
-                                                   self.catalog.hardware_by_memory), plan.weights.source,
+                                  self.catalog.smallest_fitting(self.model, replace(scenario, gpus=1)),
+                                  plan.weights.source,
                                   plan.weights.rule_from, plan.runs))
         return rows
 
@@ -457,7 +457,7 @@ class ReportPage:
     @cached_property
     def fit_options(self) -> tuple[FitOption, ...]:
         return fit_options(self.model, self.hardware, self.estimate.scenario,
-                           hardware_catalog=tuple(self.catalog.hardware.values()))
+                           hardware_catalog=self.catalog.hardware_catalog)
 
     @cached_property
     def fit_option_links(self) -> list[tuple[FitOption, str]]:
@@ -479,8 +479,7 @@ class ReportPage:
     @cached_property
     def recommendations(self) -> Recommendations:
         # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have.
-        return recommend_hardware(self.model, replace(self.estimate.scenario, offload_pct=None),
-                                  hardware_catalog=tuple(self.catalog.hardware.values()), offers=self.catalog.offers)
+        return self.catalog.recommendations(self.model, replace(self.estimate.scenario, offload_pct=None))
 
     # ---- section 16
     @cached_property

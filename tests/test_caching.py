@@ -139,3 +139,33 @@ def test_pages_are_gzipped_once_before_they_are_cached(client, django_assert_max
     assert zipped["ETag"].startswith('W/"')  # GZipMiddleware weakens the ETag of the content it compressed
     revalidated = client.get(REPORT, headers={"Accept-Encoding": "gzip, deflate, br", "If-None-Match": zipped["ETag"]})
     assert revalidated.status_code == 304
+
+
+
+def _matrix_row(html: str, quant: str) -> str:
+    matrix = html[html.index('id="matrix"'):]
+    start = matrix.index(f'<th scope="row">{quant}</th>')
+    return matrix[start:matrix.index("</tr>", start)]
+
+
+def _cost_per_mtok(html: str) -> str:
+    start = html.index("Cost per 1M tokens")
+    return html[start:html.index("</dd>", html.index("</dd>", start) + 1)]
+
+
+def test_catalog_wide_searches_follow_catalog_edits(client):
+    """The matrix's smallest fitting accelerator and the cheapest cloud offer do not depend on the report's own
+    accelerator: they are memoized per catalog snapshot and shared by the model's reports on every accelerator. An
+    admin edit shows on the next report, whichever accelerator it is for."""
+    from catalog.models import CloudOffer
+
+    query = "?quant=Q4_K_M&context=8192"
+    first = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/" + query).content.decode()
+    smallest = Accelerator.objects.get(slug="rtx-3060-12gb")  # the catalog's smallest GPU holds 8B at Q4_K_M
+    assert smallest.name in _matrix_row(first, "Q4_K_M")
+    smallest.memory_gb = 1
+    smallest.save()
+    CloudOffer.objects.filter(is_active=True).update(hourly_usd=999)
+    second = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/" + query).content.decode()
+    assert smallest.name not in _matrix_row(second, "Q4_K_M")
+    assert "$999.00/h" in _cost_per_mtok(second) and "$999.00/h" not in _cost_per_mtok(first)

@@ -809,7 +809,7 @@ def estimate(
     params = count_parameters(model)
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
-    cost = _cheapest_cost(model, hardware, scenario, offers, hardware_catalog, params)
+    cost = _cheapest_cost(model, hardware, scenario, offers, hardware_catalog)
     finetune = _finetune(model, params.total)
     capacity = _kv_tokens_capacity(scenario, plan)
     warnings = _warnings(model, hardware, scenario, plan, speeds, cost, offers, finetune, capacity)
@@ -839,24 +839,37 @@ def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMem
 
 
 def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
-                   catalog: Sequence[HardwareSpec], params: ParameterCount) -> ServingCost | None:
+                   catalog: Sequence[HardwareSpec]) -> ServingCost | None:
     """Cost per 1M tokens on the fitting offer where a token costs least: each offer's hourly price over its own
     single-stream decode speed. The cheapest offer per hour is often not it: for GLM-4.5 at Q4_K_M, 8 × A100 at
     $3.54/h decode ~54 tok/s ($18.13 per 1M tokens), one MI325X at $3.80/h ~87 tok/s ($12.17).
 
     Ties go to economics.cheapest_offer's order (hourly price, fewer GPUs, provider, instance). An offer whose GPUs
     cannot hold the scenario is rejected before its speed is computed (``fits``: one plan per kind of accelerator).
+
+    The offers run on their own accelerators, so the answer depends on the report's ``hardware`` only when an offer
+    names its slug and the catalog does not hold it; a cloud offer is priced holding the whole model on its GPUs
+    (the visitor's --offload-pct is for their own hardware: it made an RTX PRO 6000 offer decode at a third of its
+    speed). What is left is the model, the scenario without its offload and the catalog: cached on those, as
+    every report of the model on another accelerator asks the same.
     """
+    offers = tuple(offers)
+    catalog = tuple(catalog)
+    if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
+        catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
+    return _cheapest_cost_on_offers(model, replace(scenario, offload_pct=None), offers, catalog)
+
+
+@lru_cache(maxsize=1024)
+def _cheapest_cost_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
+                             catalog: tuple[HardwareSpec, ...]) -> ServingCost | None:
     by_slug = {spec.slug: spec for spec in catalog}
-    by_slug[hardware.slug] = hardware
+    params = count_parameters(model)
     # Offers of the same accelerator × count decode at the same speed, so of each such group only the cheapest
     # per hour can make a token cheapest: one plan and one speed per group.
     cheapest_per_group: dict[tuple[str, int], CloudOfferSpec] = {}
     for offer in sorted(offers, key=offer_order):
         cheapest_per_group.setdefault((offer.accelerator_slug, offer.gpu_count), offer)
-    # A cloud offer is priced holding the whole model on its GPUs: the visitor's --offload-pct is for their own
-    # hardware (it made an RTX PRO 6000 offer decode at a third of its speed).
-    scenario = replace(scenario, offload_pct=None)
     costs = []
     for offer in cheapest_per_group.values():
         accelerator = by_slug.get(offer.accelerator_slug)
