@@ -213,11 +213,15 @@ def _kv_measured_token_rows() -> list[dict]:
 # --- runtime ----------------------------------------------------------------------------------------------------
 
 def runtime_section() -> tuple[list[dict], dict]:
-    rows = _llama_cpp_rows() + _vllm_rows()
+    rows = _llama_cpp_rows() + _dsv4_compute_rows() + _vllm_rows()
     scored = [r for r in rows if r["check"].startswith("vLLM") and r["error"] is not None]
     summary = _summary(rows)
     summary["vllm_kv_tokens"] = _summary(scored)
-    summary["llama_cpp_buffers"] = _summary([r for r in rows if r["check"].startswith("llama.cpp")])
+    dsv4 = [r for r in rows if r["check"].startswith("llama.cpp DeepSeek-V4")]
+    summary["llama_cpp_buffers"] = _summary([r for r in rows if r["check"].startswith("llama.cpp") and r not in dsv4])
+    # DeepSeek-V4's buffer carries ggml-alloc's gaps, which move by hundreds of MiB between neighbouring contexts
+    # (dsv4_compute_buffer.csv): a median and a worst row of their own.
+    summary["llama_cpp_dsv4_compute"] = _summary(dsv4)
     return rows, summary
 
 
@@ -243,6 +247,21 @@ def _llama_cpp_rows() -> list[dict]:
             rows.append(_row(f"{label} {key} MiB", float(record[column]), buffers[key][0] / MIB, record["source"][:40]))
         kv = kv_cache(spec, scenario)
         rows.append(_row(f"{label} KV MiB", float(record["kv_buffer_mib"]), kv.total_bytes / MIB))
+    return rows
+
+
+def _dsv4_compute_rows() -> list[dict]:
+    """DeepSeek-V4-Flash's llama.cpp compute buffer (dsv4_compute_buffer.csv: #27680's CUDA log and the CPU-backend
+    reproductions of bench/dsv4_compute_buffer)."""
+    spec = _deepseek_v4_flash()
+    rows = []
+    for record in _read("dsv4_compute_buffer.csv"):
+        scenario = Scenario(context=int(record["n_ctx"]), n_ubatch=int(record["n_ubatch"]), kv_dtype="f16",
+                            flash_attention=record["flash_attn"] == "1")
+        predicted = llama_cpp_buffers(spec, scenario)["compute buffer"][0] / MIB
+        label = (f"llama.cpp DeepSeek-V4-Flash compute MiB @ {int(record['n_ctx']):,} ub {record['n_ubatch']} "
+                 f"FA{'on' if scenario.flash_attention else 'off'} ({record['backend'].split(' ')[0]})")
+        rows.append(_row(label, float(record["compute_buffer_mib"]), predicted, record["source"][:40]))
     return rows
 
 

@@ -33,7 +33,7 @@ MIB = 2**20
 class AccuracySummary:
     """One line of the accuracy table: a metric, how many rows were scored, median and max |error|."""
 
-    key: str  # "weights", "kv", "llama_cpp_buffers", "vllm_kv_tokens", "decode", "prefill"
+    key: str  # "weights", "kv", "llama_cpp_buffers", "llama_cpp_dsv4_compute", "vllm_kv_tokens", "decode", "prefill"
     scored: int
     unscored: int  # rows shown for reference (custom recipes, informational, skipped, ./main averages)
     median_abs_error: float  # fraction
@@ -223,6 +223,7 @@ def build_accuracy(snapshot: dict) -> Accuracy:
                  weights_data["summary"]),
         _section_summary("kv", kv_data["summary"]),
         _section_summary("llama_cpp_buffers", runtime_data["summary"]["llama_cpp_buffers"]),
+        _section_summary("llama_cpp_dsv4_compute", runtime_data["summary"]["llama_cpp_dsv4_compute"]),
         _section_summary("vllm_kv_tokens", runtime_data["summary"]["vllm_kv_tokens"]),
         _speed_summary("decode", speed_summary, speed_rows, speed_summary["decode_target"]),
         _speed_summary("prefill", speed_summary, speed_rows, speed_summary["prefill_target"]),
@@ -320,6 +321,7 @@ class EngineConstants:
     recurrent_state_bytes_llama_cpp: float
     fa_off_embd_tensors: int
     device_context_mib: float
+    dsv4_allocator_overhead: float
     vllm_version: str
     vllm_sampler_bytes_per_logit: int
     vllm_forward_ffn_tensors: int
@@ -402,6 +404,7 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         recurrent_state_bytes_llama_cpp=kv_cache.LLAMA_CPP_RECURRENT_STATE_BYTES,
         fa_off_embd_tensors=runtime.LLAMA_CPP_FA_OFF_EMBD_TENSORS,
         device_context_mib=runtime.DEVICE_CONTEXT_BYTES["cuda"] / MIB,
+        dsv4_allocator_overhead=runtime.DSV4_ALLOCATOR_OVERHEAD,
         vllm_version=".".join(str(part) for part in runtime.VLLM_MODELLED_VERSION),
         vllm_sampler_bytes_per_logit=runtime.VLLM_SAMPLER_BYTES_PER_LOGIT,
         vllm_forward_ffn_tensors=runtime.VLLM_FORWARD_FFN_TENSORS,

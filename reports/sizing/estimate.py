@@ -54,7 +54,7 @@ from .parallelism import (
 )
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
-from .runtime import RuntimeBreakdown, runtime_memory, vllm_scheduler_defaults
+from .runtime import RuntimeBreakdown, llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
@@ -443,11 +443,9 @@ def _dsv4_kv_per_layer(kv: KvBreakdown, per_layer: dict[str, float]) -> dict[str
     }
 
 
-# ggml-org/llama.cpp#27680: DeepSeek-V4-Flash's "CUDA0 compute buffer size increased from 2366.28 MiB to 2570.28 MiB"
-# between builds b10567 and b10568, at n_ctx 64000 on one RTX 4090 (the note quotes it; not modelled).
-DSV4_REPORTED_COMPUTE_BUFFER_MIB = (2366.28, 2570.28)
-DSV4_REPORTED_CONTEXT = 64_000
-DSV4_REPORTED_HARDWARE = "RTX 4090"
+# A larger llama.cpp micro-batch (-ub) speeds up prompts and grows DeepSeek-V4's compute buffer with the context
+# (runtime._dsv4_compute_peak); ggml-org/llama.cpp#27680 ran -ub 4096. The note gives the buffer at that size.
+DSV4_LARGE_UBATCH = 4096
 
 # vLLM's DeepSeek-V4 attention backends (0.33.0, models/deepseek_v4): FlashMLA sparse for compute capability 9.x and
 # 10.x, FlashInfer for 10.x and 12.x; no backend for the CUDA architectures before Hopper (Ampere 8.0/8.6, Ada 8.9).
@@ -961,17 +959,16 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           {"hardware": hardware.name}))
     if offers and cost is None:
         notes.append(Note("no_offer_fits", "no catalog cloud offer fits this scenario: cost per 1M tokens unknown"))
-    if model.compressed_attention is not None and scenario.engine == "llama.cpp":
-        # ggml-org/llama.cpp#27680: "CUDA0 compute buffer size increased from 2366.28 MiB to 2570.28 MiB" for
-        # DeepSeek-V4-Flash at n_ctx 64000 on one RTX 4090 (the micro-batch is not in the log); #25468: the
-        # lightning indexer's score matrix makes it grow with the context. runtime.py's generic buffer is smaller.
-        low, high = (mib * 2**20 / GIB for mib in DSV4_REPORTED_COMPUTE_BUFFER_MIB)
+    if (model.compressed_attention is not None and scenario.engine == "llama.cpp"
+            and scenario.n_ubatch < DSV4_LARGE_UBATCH):
+        here = plan.runtime.term("compute buffer").bytes / GIB
+        larger = llama_cpp_buffers(model, replace(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
         notes.append(Note("dsv4_compute_buffer",
-                          f"llama.cpp's compute buffer for DeepSeek-V4 grows with the context (the lightning "
-                          f"indexer's scores): {low:.1f}-{high:.1f} GiB reported at {DSV4_REPORTED_CONTEXT:,} tokens "
-                          f"on an {DSV4_REPORTED_HARDWARE}, more than the runtime figure here",
-                          {"low_gib": low, "high_gib": high, "context": DSV4_REPORTED_CONTEXT,
-                           "hardware": DSV4_REPORTED_HARDWARE}))
+                          f"llama.cpp's compute buffer for DeepSeek-V4 spans its whole compressed cache: "
+                          f"{here:.2f} GiB per GPU at -ub {scenario.n_ubatch}, {larger:.2f} GiB at "
+                          f"-ub {DSV4_LARGE_UBATCH}",
+                          {"ubatch": scenario.n_ubatch, "gib": here, "larger_ubatch": DSV4_LARGE_UBATCH,
+                           "larger_gib": larger}))
     if finetune is None and model.compressed_attention is not None:
         notes.append(Note("finetune_not_modeled",
                           "fine-tuning memory unknown: DeepSeek-V4's compressed attention is not modeled for "

@@ -393,7 +393,7 @@ def _llama_cpp_mla_terms(spec: ModelSpec, size: float, kv_dtype: str, n_ctx: int
 
 # --- DeepSeek-V4 compressed attention (both engines) ------------------------------------------------------
 
-def _dsv4_layer_counts(spec: ModelSpec) -> tuple[int, int, int]:
+def dsv4_layer_counts(spec: ModelSpec) -> tuple[int, int, int]:
     """(all decoder layers, CSA layers, HCA layers): every layer keeps the sliding window."""
     counts = _mixer_counts(spec)
     return spec.num_layers, counts.get("csa", 0), counts.get("hca", 0)
@@ -417,6 +417,20 @@ def _dsv4_state_elements(spec: ModelSpec) -> tuple[int, int]:
     return csa, hca
 
 
+def llama_cpp_dsv4_cells(spec: ModelSpec, scenario: Scenario) -> tuple[int, int, int]:
+    """Cells per sequence of llama.cpp's DeepSeek-V4 caches (src/llama-kv-cache-dsv4.cpp, dsv4_comp_size and the
+    iSWA size): the raw sliding cache GGML_PAD(min(n_ctx, n_swa + n_ubatch), 256) (n_ctx with --swa-full), the CSA
+    and indexer caches GGML_PAD(⌈n_ctx / 4⌉, 256), the HCA cache GGML_PAD(⌈n_ctx / 128⌉, 256). The compute graph is
+    reserved for these sizes too (runtime.llama_cpp_buffers)."""
+    ca = spec.compressed_attention
+    assert ca is not None
+    kv_size, window = scenario.context, spec.sliding_window or 0
+    raw = kv_size if scenario.swa_full else _pad(min(kv_size, window + scenario.n_ubatch), LLAMA_CPP_CTX_PAD)
+    csa = _pad(max(1, -(-kv_size // ca.csa_ratio)), LLAMA_CPP_CTX_PAD)
+    hca = _pad(max(1, -(-kv_size // ca.hca_ratio)), LLAMA_CPP_CTX_PAD)
+    return raw, csa, hca
+
+
 def _llama_cpp_dsv4_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) -> list[KvTerm]:
     """src/llama-kv-cache-dsv4.cpp (@035aa95b; sizes checked to the byte against the log of ggml-org/llama.cpp#27680):
     K-only caches (no V; the MLA-style hparams make has_v false) in --cache-type-k, one stream per sequence
@@ -427,13 +441,11 @@ def _llama_cpp_dsv4_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) ->
     ca = spec.compressed_attention
     assert ca is not None
     size = KV_DTYPE_BYTES[kv_dtype]
-    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    layers, csa_layers, hca_layers = dsv4_layer_counts(spec)
     head, index_dim = ca.head_dim, spec.dsa_indexer.head_dim if spec.dsa_indexer else 0
     seqs, kv_size = scenario.batch, scenario.context
     window = spec.sliding_window or 0
-    raw_cells = kv_size if scenario.swa_full else _pad(min(kv_size, window + scenario.n_ubatch), LLAMA_CPP_CTX_PAD)
-    csa_cells = _pad(max(1, -(-kv_size // ca.csa_ratio)), LLAMA_CPP_CTX_PAD)
-    hca_cells = _pad(max(1, -(-kv_size // ca.hca_ratio)), LLAMA_CPP_CTX_PAD)
+    raw_cells, csa_cells, hca_cells = llama_cpp_dsv4_cells(spec, scenario)
     label = _dtype_label(kv_dtype)
     each = f" × {sequences(seqs)}" if seqs > 1 else ""
 
@@ -462,7 +474,7 @@ def _llama_cpp_dsv4_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str) ->
 
 def _dsv4_state_terms(spec: ModelSpec, seqs: int) -> list[KvTerm]:
     """llama.cpp's compressor states (f32 kv + score), a fixed size per sequence."""
-    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    _, csa_layers, hca_layers = dsv4_layer_counts(spec)
     csa, hca = _dsv4_state_elements(spec)
     per_seq = (csa * csa_layers + hca * hca_layers) * DSV4_STATE_BYTES
     if not per_seq:
@@ -495,7 +507,7 @@ def vllm_dsv4_pool_block_bytes(spec: ModelSpec) -> int:
     256 tokens (CSA: 64 entries of 584 B + 64 of 132 B; HCA: 2 entries of 584 B; each page padded to 576 B)."""
     ca = spec.compressed_attention
     assert ca is not None
-    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    _, csa_layers, hca_layers = dsv4_layer_counts(spec)
     block = VLLM_DSV4_BLOCK_TOKENS
     csa = _padded_page(block // ca.csa_ratio * VLLM_DSV4_ENTRY_BYTES)
     idx = _padded_page(block // ca.csa_ratio * VLLM_DSV4_INDEXER_ENTRY_BYTES)
@@ -509,7 +521,7 @@ def _vllm_dsv4_fixed_blocks(spec: ModelSpec) -> tuple[int, str]:
     pool block is split into as many groups as it takes (V4-Flash: the 43 windows in 2 groups of 22 and 21)."""
     ca = spec.compressed_attention
     assert ca is not None
-    layers, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    layers, csa_layers, hca_layers = dsv4_layer_counts(spec)
     pool = vllm_dsv4_pool_block_bytes(spec)
     head, index_dim = ca.head_dim, spec.dsa_indexer.head_dim if spec.dsa_indexer else 0
     window = spec.sliding_window or 0
@@ -536,7 +548,7 @@ def _vllm_dsv4_fixed_blocks(spec: ModelSpec) -> tuple[int, str]:
 def _vllm_dsv4_terms(spec: ModelSpec, scenario: Scenario, tp: int) -> list[KvTerm]:
     ca = spec.compressed_attention
     assert ca is not None
-    _, csa_layers, hca_layers = _dsv4_layer_counts(spec)
+    _, csa_layers, hca_layers = dsv4_layer_counts(spec)
     seqs, block = scenario.batch, VLLM_DSV4_BLOCK_TOKENS
     blocks = -(-scenario.context // block)
     cells = blocks * block

@@ -72,8 +72,8 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     No catalog cloud offer fits: cost per 1M tokens unknown.
 ``finetune_unknown``           (none)
     Fine-tuning memory needs the layer shapes.
-``dsv4_compute_buffer``        low_gib: float, high_gib: float, context: int, hardware: str
-    DeepSeek-V4 under llama.cpp: the compute buffer grows with the context; the runtime figure is below it.
+``dsv4_compute_buffer``        ubatch: int, gib: float, larger_ubatch: int, larger_gib: float
+    DeepSeek-V4 under llama.cpp: the compute buffer (counted) at this -ub and at -ub 4096, which long prompts use.
 ``finetune_not_modeled``       (none)
     DeepSeek-V4's compressed attention is not modeled for fine-tuning.
 

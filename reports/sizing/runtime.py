@@ -31,10 +31,13 @@ from .errors import SizingError
 from .explain import grouped, sequences
 from .kv_cache import (
     GIB,
+    KV_DTYPE_BYTES,
     VLLM_BLOCK_SIZE,
     VLLM_DSV4_BLOCK_TOKENS,
     KvBreakdown,
     KvTerm,
+    dsv4_layer_counts,
+    llama_cpp_dsv4_cells,
     llama_cpp_n_ctx,
     vllm_blocks_per_request,
 )
@@ -48,6 +51,17 @@ F32 = 4  # bytes; llama.cpp compute tensors, logits, masks and vLLM sampler logi
 # logdetective PR #106 (n_embd 4096, ub 512) shows exactly 32 MiB = 4 × 4 × 512 × 4096 B on top of KQ at two
 # context sizes (164 and 2144 MiB); Pythia (gptneox) shows 30 MiB (c ≈ 3), inside the 10 % check.
 LLAMA_CPP_FA_OFF_EMBD_TENSORS = 4
+
+# DeepSeek-V4's compute graph (src/models/deepseek4.cpp, src/llama-graph.cpp at llama.cpp 0c1e57098) is reserved
+# for the whole padded caches, so tensors that span them are in the buffer at any context: the f16 masks over the
+# raw, CSA, indexer and HCA cells (f32 without flash attention), the lightning indexer's head-summed f32 score over
+# the CSA cells (the fused GGML_OP_LIGHTNING_INDEXER), a top-k mask and the concatenated raw + CSA mask and keys.
+# ggml-alloc leaves gaps between them: ggml-org/llama.cpp#27680 reports a CUDA0 compute buffer of 2570.28 MiB for
+# DeepSeek-V4-Flash at n_ctx 64000 and n_ubatch 4096 (its 4352-cell SWA cache is pad256(128 + 4096)), 1.19 × the
+# 2154.0 MiB of tensors live together at the peak; the same graph on llama.cpp's CPU backend gives 1.02-1.26 ×
+# (bench/data/dsv4_compute_buffer.csv). Flash attention off: the f32 KQ over raw + CSA cells × 64 heads dominates,
+# 1.03 × (ibid.).
+DSV4_ALLOCATOR_OVERHEAD = 1.2
 
 # Device context created before any buffer: CUDA primary context, cuBLAS handle, kernel modules loaded lazily.
 # Sourced range: llama.cpp PR #20595 "creation of a CUDA primary context (120-550 MB depending on GPU)";
@@ -204,6 +218,10 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
             compute = attention
             compute_how = (f"flash attention off: 4 B × ub {ub} × (n_kv {grouped(n_kv)} × ({n_head} heads + 1) + "
                            f"{LLAMA_CPP_FA_OFF_EMBD_TENSORS} × n_embd {grouped(n_embd)}) KQ peak")
+    if spec.compressed_attention is not None:
+        attention, attention_how = _dsv4_compute_peak(spec, scenario)
+        if attention > compute:
+            compute, compute_how = attention, attention_how
     host = F32 * ub * (n_embd + n_kv)
     output = F32 * n_vocab * scenario.batch
     return {
@@ -212,6 +230,38 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
                                       "embeddings + KQ mask"),
         "output buffer": (output, f"4 B × n_vocab {grouped(n_vocab)} × {sequences(scenario.batch)} (f32 logits)"),
     }
+
+
+def _dsv4_compute_peak(spec: ModelSpec, scenario: Scenario) -> tuple[float, str]:
+    """DeepSeek-V4's compute buffer at a CSA layer's attention (DSV4_ALLOCATOR_OVERHEAD names the sources): the
+    graph inputs (token embeddings, the masks over the raw, CSA, indexer and HCA cells, the top-k leaves of every CSA
+    layer) stay live; with them the two f32 hyper-connection residual streams, the f32 queries (heads × head_dim),
+    the concatenated raw + CSA mask and keys, and either the attention output (flash attention: the larger of the
+    point at the attention and the one at the concat, where the top-k mask is still live) or the f32 KQ scores."""
+    ca, indexer = spec.compressed_attention, spec.dsa_indexer
+    assert ca is not None
+    raw, csa, hca = llama_cpp_dsv4_cells(spec, scenario)
+    tokens = min(scenario.n_ubatch, scenario.context)  # graph_reserve: n_tokens = min(n_ctx, n_ubatch)
+    mask = 2 if scenario.flash_attention else F32  # f16 masks for flash attention
+    _, csa_layers, _ = dsv4_layer_counts(spec)
+    top_k = min(indexer.topk, csa) if indexer is not None else 0
+    width = spec.hidden_size
+    inputs = tokens * (F32 * width + mask * (raw + csa + hca) + 2 * csa) + csa_layers * mask * top_k * tokens
+    streams = 2 * F32 * ca.hc_mult * width * tokens
+    queries = F32 * ca.num_heads * ca.head_dim * tokens
+    keys = KV_DTYPE_BYTES[scenario.kv_dtype] * ca.head_dim * (raw + csa)
+    cells = f"raw {grouped(raw)} + CSA {grouped(csa)} cells"
+    if scenario.flash_attention:
+        at_attention = inputs + streams + 2 * queries + mask * tokens * (raw + csa) + keys
+        at_concat = at_attention - queries + mask * tokens * csa
+        live = max(at_attention, at_concat)
+        return live * DSV4_ALLOCATOR_OVERHEAD, (
+            f"DeepSeek-V4 CSA attention: ub {tokens} × ({cells} f16 masks, indexer scores, {ca.num_heads} heads × "
+            f"{ca.head_dim} f32 queries and output, {ca.hc_mult}-stream residuals) = {live / MIB:,.0f} MiB live "
+            f"× {DSV4_ALLOCATOR_OVERHEAD} allocator gaps")
+    live = inputs + streams + queries + F32 * ca.num_heads * (raw + csa) * tokens + 2 * keys
+    return live, (f"flash attention off: DeepSeek-V4 CSA KQ 4 B × ub {tokens} × ({cells}) × {ca.num_heads} heads, "
+                  f"plus masks, queries and residuals")
 
 
 def _llama_cpp_runtime(spec: ModelSpec, scenario: Scenario, kv: KvBreakdown, backend: str) -> RuntimeBreakdown:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import pytest
 
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import _kv_per_block, attention_kind, kv_bytes_read, plan_memory
+from reports.sizing.estimate import _kv_per_block, attention_kind, estimate, kv_bytes_read, plan_memory
 from reports.sizing.kv_cache import kv_cache, vllm_dsv4_pool_block_bytes
 from reports.sizing.parameters import count_parameters
+from reports.sizing.runtime import DSV4_ALLOCATOR_OVERHEAD, llama_cpp_buffers
 from reports.sizing.specs import Scenario
 from reports.sizing.weights import weight_bytes
 from tests.engine import seed_catalog as catalog
@@ -117,6 +118,55 @@ def test_llama_cpp_q8_0_cache_and_swa_full():
     assert kv.term("csa").bytes == 32_768 * CSA * HEAD * 34 / 32  # q8_0: 34 B per 32 elements
     kv_two = kv_cache(flash(), Scenario(context=131_072, batch=2, kv_dtype="f16"))
     assert kv_two.total_bytes == 2 * 947_798_016  # one stream per sequence
+
+
+def test_llama_cpp_compute_buffer_spans_the_compressed_cache():
+    """src/models/deepseek4.cpp (llama.cpp 0c1e57098): the graph is reserved for the whole padded caches. At a CSA
+    layer's attention, 131072 tokens, -ub 512, flash attention on, these are live (bytes):
+    inputs: embeddings 512 × 4 × 4096; f16 masks over raw 768 + CSA 32768 + HCA 1024 cells and the indexer's f16
+    mask over 32768; a 512-wide f16 top-k leaf per CSA layer; two f32 residual streams of 4 × 4096; f32 queries and
+    attention output of 64 × 512; the concatenated f16 mask and f16 keys over 768 + 32768 cells.
+    × DSV4_ALLOCATOR_OVERHEAD (1.2) for ggml-alloc's gaps (#27680: 2570.28 MiB against a live peak of 2154)."""
+    inputs = 512 * (4 * H + 2 * (768 + 32_768 + 1_024) + 2 * 32_768) + CSA * 2 * TOPK * 512
+    streams = 2 * 4 * HC * H * 512
+    queries = 4 * HEADS * HEAD * 512
+    live = inputs + streams + 2 * queries + 2 * 512 * (768 + 32_768) + 2 * HEAD * (768 + 32_768)
+    assert live == 358_350_848
+    compute, how = llama_cpp_buffers(flash(), Scenario(context=131_072, kv_dtype="f16"))["compute buffer"]
+    assert compute == live * DSV4_ALLOCATOR_OVERHEAD  # 410.1 MiB; reproduced on the CPU backend: 413.13 MiB
+    assert "CSA 32" in how and "allocator" in how
+    # At 4096 tokens the logits of the micro-batch are larger: 4 × 512 × (vocabulary + width), as for every model.
+    small, _ = llama_cpp_buffers(flash(), Scenario(context=4_096, kv_dtype="f16"))["compute buffer"]
+    assert small == 4 * 512 * (VOCAB + H)
+
+
+def test_llama_cpp_compute_buffer_at_the_upstream_micro_batch_and_without_flash_attention():
+    """#27680 ran -ub 4096 at n_ctx 64000: CUDA0 2570.28 MiB. Without flash attention the f32 KQ of 64 heads over
+    raw + CSA cells dominates: at 64000 tokens and -ub 512, 4 × 64 × (768 + 16128) × 512 B plus f32 masks (raw 768,
+    CSA 16128, HCA 512, indexer f16), leaves, residuals, queries and two f16 key copies."""
+    upstream, _ = llama_cpp_buffers(flash(), Scenario(context=64_000, n_ubatch=4096, kv_dtype="f16"))["compute buffer"]
+    assert upstream / 2**20 == pytest.approx(2570.28, rel=0.01)
+    no_fa, how = llama_cpp_buffers(flash(), Scenario(context=64_000, kv_dtype="f16", flash_attention=False)
+                                   )["compute buffer"]
+    kq = 4 * HEADS * (768 + 16_128) * 512
+    inputs = 512 * (4 * H + 4 * (768 + 16_128 + 512) + 2 * 16_128) + CSA * 4 * TOPK * 512
+    assert no_fa == inputs + 2 * 4 * HC * H * 512 + 4 * HEADS * HEAD * 512 + kq + 2 * 2 * HEAD * (768 + 16_128)
+    assert no_fa == 2_465_988_608  # 2351.8 MiB; reproduced on the CPU backend: 2422.88 MiB
+    assert how.startswith("flash attention off")
+
+
+def test_the_note_gives_the_buffer_here_and_at_the_larger_micro_batch():
+    gpu = catalog.accelerator("rtx-4090")
+    scenario = Scenario(context=65_536)
+    notes = {note.code: note for note in estimate(flash(), gpu, scenario).warnings}
+    params = notes["dsv4_compute_buffer"].params
+    here = llama_cpp_buffers(flash(), scenario)["compute buffer"][0]
+    larger = llama_cpp_buffers(flash(), Scenario(context=65_536, n_ubatch=4096))["compute buffer"][0]
+    assert (params["ubatch"], params["larger_ubatch"]) == (512, 4096)
+    assert (params["gib"], params["larger_gib"]) == (here / 2**30, larger / 2**30)
+    assert 0.3 < params["gib"] < 0.4 and 2.4 < params["larger_gib"] < 2.6
+    at_4096 = estimate(flash(), gpu, Scenario(context=65_536, n_ubatch=4096)).warnings
+    assert "dsv4_compute_buffer" not in {note.code for note in at_4096}
 
 
 def test_vllm_kv_pool_at_131072_tokens():

@@ -187,6 +187,12 @@ def test_vllm_kv_capacity_median_error_against_logs():
     assert vllm["scored"] >= 30
     assert vllm["median_abs_error"] <= 0.10
     assert summary["llama_cpp_buffers"]["max_abs_error"] <= 0.10
+    # DeepSeek-V4 (10 rows: #27680's CUDA log and CPU-backend reproductions): the allocator's gaps vary with the
+    # context (2232, 2551, 2876, 2622 MiB at 32K, 64K, 80K, 128K and -ub 4096), so the worst row is further out.
+    dsv4 = summary["llama_cpp_dsv4_compute"]
+    assert dsv4["scored"] == 10
+    assert dsv4["median_abs_error"] <= 0.03
+    assert dsv4["max_abs_error"] <= 0.20
 
 
 def test_vllm_needs_hardware_memory_and_a_valid_utilization():
