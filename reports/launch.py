@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reports.sizing.estimate import MemoryPlan
+from reports.sizing.fit import vllm_cpu_offload_gib
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
 
@@ -51,10 +52,13 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
     quant = plan.weights.quant
     weights, note = gguf_weights(model, quant)
     first = f"llama-server -m {weights}" if note else f"llama-server -hf {weights}"
-    # The unified KV cache is shared by all -np sequences: -c is the total (context × parallel sequences).
-    lines = [first, f"-c {scenario.context * scenario.batch}"]
+    # -np pins the slots the plan sizes: without it llama-server starts 4 slots on one unified cache (-np auto,
+    # PR #17997), whose sliding-window part holds 4 windows (kv_cache.llama_cpp_swa_cells). Several sequences share
+    # one unified cache as the plan sizes it, so -c is the total (context × sequences) and --kv-unified is named:
+    # an explicit -np turns the unified cache off otherwise (issue #23652: each slot would get -c / -np cells).
+    lines = [first, f"-c {scenario.context * scenario.batch}", f"-np {scenario.batch}"]
     if scenario.batch > 1:
-        lines.append(f"-np {scenario.batch}")
+        lines.append("--kv-unified")
     lines.append(f"-ngl {placement.gpu_layers if placement.gpu_layers is not None else ALL_LAYERS}")
     lines.append("-fa on" if scenario.flash_attention else "-fa off")
     kv_dtype = plan.kv.kv_dtype if plan.kv is not None else scenario.kv_dtype
@@ -109,7 +113,10 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
     if not (model.hf_repo or gguf or quant in ("AWQ", "GPTQ")):  # AWQ/GPTQ: the quantized_repo note says where
         notes.append("no_hf_repo")
     if quant in ("AWQ", "GPTQ"):
-        lines.append(f"--quantization {quant.lower()}")
+        # An AWQ/GPTQ checkpoint names its method in its config and vLLM picks the fast Marlin kernel for it;
+        # --quantization awq/gptq would force the generic kernel ("you specified quantization=awq explicitly, so
+        # forcing awq", vllm awq_marlin.py). The catalog names no quantized repository: a local directory.
+        lines[0] = f"vllm serve ./{model.slug}-{quant}"
         notes.append("quantized_repo")
     elif quant == "FP8" and model.native_dtype != "fp8":
         lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
@@ -117,6 +124,5 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
         notes.append("gguf_in_vllm")
     offloaded = plan.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
     if offloaded > 0:
-        per_gpu = offloaded / scenario.gpus / GIB
-        lines.append(f"--cpu-offload-gb {per_gpu:.0f}")
+        lines.append(f"--cpu-offload-gb {vllm_cpu_offload_gib(offloaded, scenario.gpus):g}")
     return LaunchCommand("vllm", tuple(lines), tuple(notes))

@@ -276,8 +276,19 @@ class ReportPage:
     @cached_property
     def commands(self) -> tuple[LaunchCommand, LaunchCommand]:
         llama, vllm = self._plan_on_engine("llama.cpp"), self._plan_on_engine("vllm")
+        if self.vllm_alternative_exceeds:
+            vllm = None
         return (llama_cpp_command(self.model, *llama) if llama else None,
                 vllm_command(self.model, *vllm) if vllm else None)
+
+    @cached_property
+    def vllm_alternative_exceeds(self) -> bool:
+        """On a llama.cpp page, the vLLM variant of the configuration would not start: vLLM offloads nothing by
+        itself, and its plan does not fit (a command for it would fail at start-up)."""
+        if self.estimate.scenario.engine == "vllm":
+            return False
+        vllm = self._plan_on_engine("vllm")
+        return vllm is not None and vllm[1].fit.verdict == "exceeds"
 
     def _plan_on_engine(self, engine: str) -> tuple[Scenario, MemoryPlan] | None:
         """The configuration on `engine` (its KV type where the other engine has none) and its memory plan: all a

@@ -197,7 +197,7 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" not in text
     assert "llama-server -m ./gpt-oss-120b-Q4_K_M.gguf" in text
     assert "ggml-org/gpt-oss-120b-GGUF publishes MXFP4_MOE, no Q4_K_M file" in text
-    native = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=MXFP4_MOE"))
+    native = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", query="quant=MXFP4_MOE"))
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF \\" in native  # one file type: no tag, as the guide has it
     assert "vllm serve ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in native
     bf16 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=BF16"))
@@ -206,6 +206,18 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8
     glm = text_of(client, url("glm-4-5", "instinct-mi325x-256gb"))  # listing unknown: the tag is asked for
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
+
+
+def test_no_vllm_command_where_vllm_would_not_start(client):
+    """vLLM offloads nothing by itself: on a llama.cpp page whose configuration needs system RAM, a vLLM line
+    without --cpu-offload-gb would fail at start-up (120 B at MXFP4 on a 24 GB card), so the page says why instead."""
+    text = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=MXFP4_MOE"))
+    assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF" in text and "vllm serve" not in text
+    assert "No vLLM command: vLLM does not offload by itself" in text
+    german = text_of(client, url("gpt-oss-120b", "rtx-4090", lang="de", query="quant=MXFP4_MOE"))
+    assert "Kein vLLM-Befehl: vLLM lagert nicht von selbst aus" in german
+    on_vllm = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=BF16&engine=vllm&offload=80"))
+    assert "--cpu-offload-gb" in on_vllm
 
 
 def test_mxfp4_moe_weights_match_ggml_orgs_gpt_oss_files():
@@ -678,7 +690,9 @@ def test_vllm_without_a_hugging_face_id_serves_a_local_directory(client):
     gguf = text_of(client, url("qwen3-5-9b", "h100-80gb-sxm", query="engine=vllm&quant=Q4_K_M&kv_dtype=f16"))
     assert "add --tokenizer with the original model's repository or directory" in gguf
     awq = text_of(client, url("qwen3-5-9b", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=f16"))
-    assert "Point vllm serve at a quantized repository" in awq and "local checkpoint directory" not in awq
+    assert "The catalog names no AWQ or GPTQ checkpoint of this model" in awq and "local checkpoint directory" not in awq
+    # vLLM reads the method from the checkpoint: --quantization awq would force the slow generic kernel.
+    assert "vllm serve ./qwen3-5-9b-AWQ" in awq and "--quantization" not in awq
 
 
 def test_kv_derivation_names_the_windowed_layers_per_token_bytes(client):
@@ -708,3 +722,22 @@ def test_an_explicit_offload_launches_with_the_flags_it_is_priced_for(client, la
     assert dense.placement.offloaded_kv_bytes > 0  # the layers in RAM keep their KV there
     text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang, query="offload=30"))
     assert f"-ngl {dense.placement.gpu_layers}" in text
+
+
+def test_the_lead_tells_a_chosen_offload_from_one_that_is_needed(client):
+    """With 30 % of the weights moved by the visitor's choice, Qwen3-30B-A3B fits a 24 GB card with room to spare:
+    the lead once said "more than its memory" for any offload."""
+    chosen = text_of(client, url("qwen3-30b-a3b-instruct-2507", "rtx-3090", query="offload=30"))
+    assert "you chose to keep in system RAM" in chosen and "more than its memory" not in chosen
+    needed = text_of(client, url("qwen3-235b-a22b-instruct-2507", "rtx-3090"))
+    assert "more than its memory: with" in needed
+    german = text_of(client, url("qwen3-30b-a3b-instruct-2507", "rtx-3090", lang="de", query="offload=30"))
+    assert "die Sie im System-RAM halten" in german
+
+
+def test_rtx_pro_6000_has_a_prompt_speed(client):
+    """Its dense FP16 peak is derived as the speed calibration derives it (188 SMs × 1024 × 2.617 GHz = 503.8 TFLOPS,
+    full rate with FP32 accumulate on a professional part), so prefill and TTFT are no longer "not published"."""
+    text = text_of(client, url("gpt-oss-120b", "rtx-pro-6000-blackwell"))
+    assert "no published FP16 TFLOPS" not in text
+    assert re.search(r"TTFT for a 4K prompt: ~?[\d,.]+ (ms|s)", text)

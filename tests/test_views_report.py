@@ -277,7 +277,7 @@ def test_vllm_command_for_a_gguf_format_serves_the_gguf_file(client, db):
     assert "vllm serve unsloth/GLM-4.5-GGUF:Q4_K_M \\\n  --tokenizer zai-org/GLM-4.5" in launch
     plain = client.get(url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=fp8"))
     awq = plain.content.decode()
-    assert "vllm serve meta-llama/Llama-3.3-70B-Instruct" in awq and "--tokenizer" not in awq
+    assert "vllm serve ./llama-3-3-70b-instruct-AWQ" in awq and "--tokenizer" not in awq
 
 
 def test_decode_explanation_parts_add_up_to_the_time_per_token(client, db):

@@ -42,6 +42,7 @@ from .fit import (
     place_llama_cpp,
     place_tensor_parallel,
     usable_bytes,
+    vllm_cpu_offload_gib,
 )
 from .kv_cache import DSV4_STATE_BYTES, KvBreakdown, kv_cache, resolve_kv_dtype
 from .notes import Note
@@ -443,7 +444,8 @@ def _dsv4_kv_per_layer(kv: KvBreakdown, per_layer: dict[str, float]) -> dict[str
     }
 
 
-# A larger llama.cpp micro-batch (-ub) speeds up prompts and grows DeepSeek-V4's compute buffer with the context
+# A larger llama.cpp micro-batch (-ub, with -b at least as large: llama.cpp caps n_ubatch at n_batch, 2048 by
+# default, and both at n_ctx) speeds up prompts and grows DeepSeek-V4's compute buffer with the context
 # (runtime._dsv4_compute_peak); ggml-org/llama.cpp#27680 ran -ub 4096. The note gives the buffer at that size.
 DSV4_LARGE_UBATCH = 4096
 
@@ -959,16 +961,8 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           {"hardware": hardware.name}))
     if offers and cost is None:
         notes.append(Note("no_offer_fits", "no catalog cloud offer fits this scenario: cost per 1M tokens unknown"))
-    if (model.compressed_attention is not None and scenario.engine == "llama.cpp"
-            and scenario.n_ubatch < DSV4_LARGE_UBATCH):
-        here = plan.runtime.term("compute buffer").bytes / GIB
-        larger = llama_cpp_buffers(model, replace(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
-        notes.append(Note("dsv4_compute_buffer",
-                          f"llama.cpp's compute buffer for DeepSeek-V4 spans its whole compressed cache: "
-                          f"{here:.2f} GiB per GPU at -ub {scenario.n_ubatch}, {larger:.2f} GiB at "
-                          f"-ub {DSV4_LARGE_UBATCH}",
-                          {"ubatch": scenario.n_ubatch, "gib": here, "larger_ubatch": DSV4_LARGE_UBATCH,
-                           "larger_gib": larger}))
+    if (note := _dsv4_compute_buffer_note(model, scenario, plan)) is not None:
+        notes.append(note)
     if finetune is None and model.compressed_attention is not None:
         notes.append(Note("finetune_not_modeled",
                           "fine-tuning memory unknown: DeepSeek-V4's compressed attention is not modeled for "
@@ -977,6 +971,22 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
         notes.append(Note("finetune_unknown",
                           "fine-tuning memory unknown: it needs the model's layer shapes (config.json)"))
     return tuple(notes)
+
+
+def _dsv4_compute_buffer_note(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Note | None:
+    """DeepSeek-V4 under llama.cpp: the compute buffer here and at -ub DSV4_LARGE_UBATCH, when that is larger (a
+    micro-batch is at most the context, so below it the two are the same)."""
+    if (model.compressed_attention is None or scenario.engine != "llama.cpp"
+            or scenario.n_ubatch >= DSV4_LARGE_UBATCH):
+        return None
+    here = plan.runtime.term("compute buffer").bytes / GIB
+    larger = llama_cpp_buffers(model, replace(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
+    if larger <= here:
+        return None
+    return Note("dsv4_compute_buffer",
+                f"llama.cpp's compute buffer for DeepSeek-V4 spans its whole compressed cache: {here:.2f} GiB per "
+                f"GPU at -ub {scenario.n_ubatch}, {larger:.2f} GiB with -b and -ub {DSV4_LARGE_UBATCH}",
+                {"ubatch": scenario.n_ubatch, "gib": here, "larger_ubatch": DSV4_LARGE_UBATCH, "larger_gib": larger})
 
 
 def _estimated_model_notes(model: ModelSpec) -> list[Note]:
@@ -1067,9 +1077,9 @@ def _auto_offload_note(plan: MemoryPlan) -> Note:
 def _explicit_offload_note(scenario: Scenario, placement: Placement) -> Note:
     offload_pct = scenario.offload_pct or 0.0
     if placement.engine == "vllm":
-        per_gpu_gb = placement.offloaded_weight_bytes / scenario.gpus / 1e9  # --cpu-offload-gb is decimal GB
         return Note("offload_explicit_vllm", placement.explanation,
-                    {"offload_pct": offload_pct, "cpu_offload_gb": per_gpu_gb})
+                    {"offload_pct": offload_pct,
+                     "cpu_offload_gb": vllm_cpu_offload_gib(placement.offloaded_weight_bytes, scenario.gpus)})
     if placement.gpu_layers is None:  # no layer shapes: a continuous share, read and unread bytes in proportion
         return Note("offload_explicit_estimated", placement.explanation,
                     {"offload_pct": offload_pct, "unread_gib": placement.offloaded_expert_bytes / GIB,

@@ -27,6 +27,8 @@ Placement (what lives where):
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Literal
 
@@ -395,6 +397,13 @@ def _explicit_continuous(demand: LlamaCppDemand, full: _Loads, host: float, offl
 # --------------------------------------------------------------------------------------------------------------
 
 
+def vllm_cpu_offload_gib(offloaded_bytes: float, gpus: int) -> float:
+    """vLLM's --cpu-offload-gb for weights moved to system RAM: GiB per GPU (EngineArgs: "The space in GiB to
+    offload to CPU, per GPU"; set_cpu_offload_max_bytes(int(cpu_offload_gb * 1024**3))), rounded up to 0.1 GiB so
+    that the server moves at least what the plan moves."""
+    return math.ceil(offloaded_bytes / max(gpus, 1) / 2**30 * 10 - 1e-9) / 10
+
+
 def place_tensor_parallel(*, per_rank_weights: float, per_rank_kv: float, per_rank_runtime: float, gpus: int,
                           unified: bool, offload_pct: float | None) -> Placement:
     """Every rank holds the same: its weights, its KV share and its runtime memory. No automatic offload."""
@@ -403,6 +412,6 @@ def place_tensor_parallel(*, per_rank_weights: float, per_rank_kv: float, per_ra
     per_rank = per_rank_weights - moved + per_rank_kv + per_rank_runtime
     device = (per_rank,) * gpus
     mode: OffloadMode = "explicit" if moved else "none"
-    how = (f"--cpu-offload-gb {moved / 1e9:.1f} per GPU ({offload_pct:g} % of its weights)" if moved else
+    how = (f"--cpu-offload-gb {vllm_cpu_offload_gib(moved, 1):g} per GPU ({offload_pct:g} % of its weights)" if moved else
            f"tensor parallel over {gpus} GPU{'s' if gpus > 1 else ''}; vLLM does not offload automatically")
     return Placement("vllm", mode, device, device, 0.0, moved * gpus, 0.0, 0.0, None, None, how)

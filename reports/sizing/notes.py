@@ -58,7 +58,7 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
 ``offload_explicit_estimated`` offload_pct: float, unread_gib: float, read_gib: float
     --offload-pct under llama.cpp on a model without shapes: the share of the bytes a token does not read and of
     those it reads, in proportion (-ngl unknown).
-``offload_explicit_vllm``      offload_pct: float, cpu_offload_gb: float (decimal GB per GPU, vLLM's unit)
+``offload_explicit_vllm``      offload_pct: float, cpu_offload_gb: float (GiB per GPU, rounded up to 0.1: vLLM's unit)
     --offload-pct under vLLM: --cpu-offload-gb.
 ``vllm_will_not_start``        (none)
     vLLM exceeds GPU memory and does not offload automatically.

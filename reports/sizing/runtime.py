@@ -39,6 +39,7 @@ from .kv_cache import (
     dsv4_layer_counts,
     llama_cpp_dsv4_cells,
     llama_cpp_n_ctx,
+    resolve_kv_dtype,
     vllm_blocks_per_request,
 )
 from .specs import ModelSpec, Scenario
@@ -249,7 +250,7 @@ def _dsv4_compute_peak(spec: ModelSpec, scenario: Scenario) -> tuple[float, str]
     inputs = tokens * (F32 * width + mask * (raw + csa + hca) + 2 * csa) + csa_layers * mask * top_k * tokens
     streams = 2 * F32 * ca.hc_mult * width * tokens
     queries = F32 * ca.num_heads * ca.head_dim * tokens
-    keys = KV_DTYPE_BYTES[scenario.kv_dtype] * ca.head_dim * (raw + csa)
+    keys = KV_DTYPE_BYTES[resolve_kv_dtype(scenario.kv_dtype, "llama.cpp", spec)] * ca.head_dim * (raw + csa)
     cells = f"raw {grouped(raw)} + CSA {grouped(csa)} cells"
     if scenario.flash_attention:
         at_attention = inputs + streams + 2 * queries + mask * tokens * (raw + csa) + keys

@@ -252,3 +252,14 @@ def test_v4_pro_parses_with_its_own_layer_mix():
     assert round(params.total / 1e11) == 16 and round(params.active_excluding_embedding / 1e9) == 49
     # vLLM pool block: 30 × (37,440 + 8,640) + 31 × 1,728 = 1,435,968 B per 256 tokens.
     assert vllm_dsv4_pool_block_bytes(spec) == 1_435_968
+
+
+def test_compute_buffer_accepts_the_kv_type_aliases():
+    """The keys' copy is in the cache type, named as --kv-dtype accepts it (fp16, float16, BF16, Q8_0 once raised
+    KeyError: a 500 on the API)."""
+    def buffer(kv_dtype: str) -> float:
+        return llama_cpp_buffers(flash(), Scenario(context=131_072, kv_dtype=kv_dtype))["compute buffer"][0]
+
+    assert buffer("fp16") == buffer("float16") == buffer("f16")
+    assert buffer("BF16") == buffer("bf16") == buffer("f16")
+    assert buffer("Q8_0") == buffer("q8_0") < buffer("f16")

@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 
+from reports.launch import vllm_command
+
 from reports.sizing.estimate import GIB, estimate
 from reports.sizing.notes import Note, documented_codes
 from reports.sizing.recommend import recommend_hardware
@@ -46,14 +48,19 @@ def test_nothing_fits_note():
     assert codes(result)["prefill_unknown"].params == {"hardware": "Tiny"}
 
 
-def test_vllm_explicit_offload_note_is_in_decimal_gb_per_gpu():
+def test_vllm_explicit_offload_note_is_in_gib_per_gpu_rounded_up():
+    """vLLM's --cpu-offload-gb is GiB per GPU (EngineArgs: "The space in GiB to offload to CPU, per GPU"); rounded up
+    to 0.1 GiB so the server moves at least what the plan moves (the note once gave decimal GB, and the command a
+    figure rounded down)."""
     scenario = Scenario(engine="vllm", quant="BF16", kv_dtype="auto", gpus=8, offload_pct=50)
     result = estimate(catalog.model("llama-3-1-405b-instruct"), H100, scenario)
     note = codes(result)["offload_explicit_vllm"]
-    # Half of each rank's weights; the text prints the same figure to one decimal (vLLM's --cpu-offload-gb unit).
-    per_rank = result.memory.tensor_parallel.per_rank_bytes
-    assert note.params == {"offload_pct": 50, "cpu_offload_gb": pytest.approx(per_rank / 2 / 1e9)}
-    assert f"--cpu-offload-gb {note.params['cpu_offload_gb']:.1f} per GPU" in note.text
+    per_rank = result.memory.tensor_parallel.per_rank_bytes  # half of it moves: 50.735 GB = 47.251 GiB
+    assert per_rank / 2 / 2**30 == pytest.approx(47.2509, abs=1e-4)
+    assert note.params == {"offload_pct": 50, "cpu_offload_gb": 47.3}
+    assert "--cpu-offload-gb 47.3 per GPU" in note.text
+    command = vllm_command(catalog.model("llama-3-1-405b-instruct"), scenario, result.memory)
+    assert "--cpu-offload-gb 47.3" in command.lines
 
 
 def test_context_and_prompt_notes():

@@ -1,0 +1,34 @@
+"""Launch commands (reports/launch.py) as the engines read them: the slots and cache llama-server builds, vLLM's
+quantization and offload flags."""
+
+from __future__ import annotations
+
+from reports.launch import llama_cpp_command, vllm_command
+from reports.sizing.estimate import plan_memory
+from reports.sizing.specs import Scenario
+from tests.engine import seed_catalog as catalog
+
+
+def test_llama_server_gets_the_slots_the_plan_sizes():
+    """llama-server without -np starts 4 slots on one unified cache (-np auto, ggml-org/llama.cpp PR #17997), whose
+    sliding-window part then holds 4 windows: Gemma 3's plan holds one, so the command says -np 1. Several sequences
+    are one unified cache of context × sequences cells in the plan; an explicit -np turns that off unless
+    --kv-unified is given (issue #23652)."""
+    gemma, gpu = catalog.model("gemma-3-27b-it"), catalog.accelerator("rtx-4090")
+    one = Scenario(context=32_768)
+    lines = llama_cpp_command(gemma, one, plan_memory(gemma, gpu, one)).lines
+    assert lines[1:3] == ("-c 32768", "-np 1") and "--kv-unified" not in lines
+    eight = Scenario(context=32_768, batch=8)
+    lines = llama_cpp_command(gemma, eight, plan_memory(gemma, gpu, eight)).lines
+    assert lines[1:4] == ("-c 262144", "-np 8", "--kv-unified")
+
+
+def test_vllm_reads_awq_from_the_checkpoint():
+    """--quantization awq would force vLLM's generic AWQ kernel over Marlin; the catalog names no AWQ repository, so
+    the command serves a local directory and the page says where to point it."""
+    llama, gpu = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("h100-80gb-sxm")
+    scenario = Scenario(engine="vllm", quant="AWQ", kv_dtype="fp8")
+    command = vllm_command(llama, scenario, plan_memory(llama, gpu, scenario))
+    assert command.lines[0] == "vllm serve ./llama-3-3-70b-instruct-AWQ"
+    assert not any(line.startswith("--quantization") for line in command.lines)
+    assert "quantized_repo" in command.note_codes
