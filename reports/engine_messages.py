@@ -35,7 +35,8 @@ def sizing_error_text(error: SizingError) -> str:
         "kv_dtype_not_for_engine": lambda: gettext(
             "This KV-cache precision is not available in %(engine)s; it caches %(choices)s.") % p,
         "dsv4_vllm_needs_hopper": lambda: gettext(
-            "vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs only, not on %(hardware)s. Choose llama.cpp.")
+            "vLLM's DeepSeek-V4 attention backends need an NVIDIA Hopper or Blackwell GPU, not %(hardware)s. Choose "
+            "llama.cpp.")
         % p,
         "dsv4_vllm_no_gguf": lambda: gettext(
             "vLLM cannot load DeepSeek-V4 GGUF files; it serves the released checkpoint. Choose FP8_FP4.") % p,

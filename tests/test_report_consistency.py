@@ -511,7 +511,7 @@ def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quant
     assert plan_memory(model, atlas, Scenario(quant="F16")).runs
     assert not plan_memory(model, ascend, Scenario()).runs and plan_memory(model, ascend, Scenario(quant="Q8_0")).runs
     text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
-    assert "llama.cpp's CANN backend runs only F16, F32 models on this accelerator: Q4_K_M does not run here." in text
+    assert "llama.cpp runs only F16, F32 models on this accelerator: Q4_K_M does not run here." in text
     assert "llama.cpp on Atlas 300I Duo 96GB (310P) does not run Q4_K_M models." in text
     assert "more than it holds" not in text
     model_page = text_of(client, "/en/model/glm-4-5/")

@@ -348,12 +348,17 @@ def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) ->
 # github:ggml-org/llama.cpp docs/backend/CANN.md.
 CANN_LLAMA_CPP_FORMATS = frozenset({"F16", "F32", "Q8_0", "Q4_0"})
 CANN_310P_LLAMA_CPP_FORMATS = frozenset({"F16", "F32"})
+# vllm-ascend on the 310P (Atlas 300I series): "Currently, the 310I series only supports eager mode and the float16
+# data type" (docs.vllm.ai/projects/ascend v0.11.0, tutorials/single_node_300i).
+CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
 
 
 def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | None:
     """The only weight formats the engine's backend runs on this accelerator; None when it runs every format."""
-    if engine != "llama.cpp" or hardware.backend != "cann":
+    if hardware.backend != "cann":
         return None
+    if engine == "vllm":
+        return CANN_310P_VLLM_FORMATS if hardware.architecture == "ascend-310p" else None
     return CANN_310P_LLAMA_CPP_FORMATS if hardware.architecture == "ascend-310p" else CANN_LLAMA_CPP_FORMATS
 
 
@@ -461,7 +466,7 @@ def vllm_lacks_compressed_attention(hardware: HardwareSpec) -> bool:
 
 def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
     if model.compressed_attention is not None and vllm_lacks_compressed_attention(hardware):
-        raise SizingError(f"--engine vllm: vLLM runs DeepSeek-V4's attention on Hopper and Blackwell GPUs, not on "
+        raise SizingError(f"--engine vllm: vLLM's DeepSeek-V4 attention backends need Hopper or Blackwell GPUs, not "
                           f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
                           code="dsv4_vllm_needs_hopper", params={"hardware": hardware.name})
     if model.compressed_attention is not None and quant_format(scenario.quant).family in ("gguf", "gguf-dynamic"):
@@ -936,9 +941,9 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
     if not plan.format_runs:
         formats = sorted(backend_formats(scenario.engine, hardware) or ())
         notes.append(Note("format_not_on_backend",
-                          f"llama.cpp's CANN backend runs only {', '.join(formats)} models on {hardware.name}: "
-                          f"--quant {scenario.quant} does not run there", {"quant": scenario.quant,
-                                                                           "formats": ", ".join(formats)}))
+                          f"{scenario.engine} runs only {', '.join(formats)} models on {hardware.name}: "
+                          f"--quant {scenario.quant} does not run there",
+                          {"quant": scenario.quant, "formats": ", ".join(formats), "engine": scenario.engine}))
     tp = plan.tensor_parallel
     if tp is not None and tp.mxfp4_padding is not None:
         padding = tp.mxfp4_padding

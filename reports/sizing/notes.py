@@ -30,7 +30,7 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     The GGUF keeps the MTP (nextn) layers and llama.cpp loads them.
 ``vllm_gguf_experimental``     (none)
     vLLM with a GGUF format.
-``format_not_on_backend``      quant: str, formats: str
+``format_not_on_backend``      quant: str, formats: str, engine: str
     llama.cpp's CANN backend does not run this weight format (it runs the listed ones): the plan does not run.
 ``vllm_mxfp4_padding``         kernel: str ("Marlin" | "FlashInfer" | "Triton"), intermediate_multiple: int,
                                hidden_multiple: int, padding_gib: float (all GPUs), checkpoint_gib: float

@@ -12,6 +12,9 @@ from catalog.models import AttentionKind
 
 register = template.Library()
 
+# The engines as the configurator names them (forms.ENGINES): "vllm" reads "vLLM".
+ENGINE_NAMES = {"llama.cpp": "llama.cpp", "vllm": "vLLM"}
+
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds"),
                  "unsupported": _("format not supported")}
 # The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
@@ -128,3 +131,7 @@ def report_url(page, hardware_slug: str) -> str:
     """The same report (catalog model or submitted config) on another accelerator."""
     return page.path_on(hardware_slug)
 
+
+@register.filter
+def engine_label(engine: str) -> str:
+    return ENGINE_NAMES.get(engine, engine)

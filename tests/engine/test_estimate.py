@@ -376,6 +376,8 @@ def test_cann_formats_are_matched_by_their_canonical_name():
     assert format_runs_on("llama.cpp", "f16", atlas) and format_runs_on("llama.cpp", "F16", atlas)
     assert not format_runs_on("llama.cpp", "q4_k_m", atlas) and not format_runs_on("llama.cpp", "Q8_0", atlas)
     assert format_runs_on("llama.cpp", "Q8_0", replace(atlas, architecture=""))  # other Ascend cards run Q8_0
-    assert format_runs_on("vllm", "Q4_K_M", atlas)  # the restriction is llama.cpp's backend's
+    # vllm-ascend runs the 310P in float16 only; other Ascend cards are not restricted by format here.
+    assert not format_runs_on("vllm", "Q4_K_M", atlas) and format_runs_on("vllm", "FP16", atlas)
+    assert format_runs_on("vllm", "Q4_K_M", replace(atlas, architecture=""))
     plan = estimate(LLAMA_8B, atlas, Scenario()).memory
     assert plan.fit.fits and plan.not_running_reason == "format"

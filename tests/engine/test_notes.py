@@ -177,3 +177,18 @@ def test_recommendation_reasons_are_documented():
             if recommendation.reason is not None:
                 note = recommendation.reason
                 assert set(note.params) == documented[note.code], note.code
+
+
+def test_vllm_on_the_310p_runs_float16_only():
+    """vllm-ascend: "the 310I series only supports eager mode and the float16 data type" (docs v0.11.0); an FP8 or
+    AWQ plan there is marked as a format the backend does not run, and the catalog searches skip the card."""
+    duo = catalog.accelerator("atlas-300i-duo-96gb")
+    llama = catalog.model("llama-3-1-8b-instruct")
+    fp8 = estimate(llama, duo, Scenario(engine="vllm", quant="FP8", kv_dtype="auto"))
+    assert not fp8.memory.format_runs
+    assert codes(fp8)["format_not_on_backend"].params == {"quant": "FP8", "formats": "FP16", "engine": "vllm"}
+    assert estimate(llama, duo, Scenario(engine="vllm", quant="FP16", kv_dtype="auto")).memory.format_runs
+    # Llama 3.3 70B at AWQ: the 96 GB card was the cheapest single accelerator that holds it.
+    picks = recommend_hardware(catalog.model("llama-3-3-70b-instruct"), Scenario(engine="vllm", quant="AWQ",
+                               kv_dtype="auto"), hardware_catalog=catalog.accelerators(), offers=catalog.offers())
+    assert picks.best_single.choice.hardware.slug == "rtx-pro-6000-blackwell"
