@@ -67,7 +67,8 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
     if placement.n_cpu_moe:
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
     if scenario.gpus > 1:
-        lines.append("-ts " + ",".join("1" for _ in range(scenario.gpus)))
+        split = placement.tensor_split or (1,) * scenario.gpus  # the plan's split by layer sizes, or an even one
+        lines.append("-ts " + ",".join(str(share) for share in split))
     notes = [note] if note else []
     if not quant_format(quant).family.startswith("gguf"):
         notes.append("not_gguf")  # llama.cpp loads GGUF files only

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .errors import SizingError
@@ -82,6 +82,8 @@ class Placement:
     gpu_layers: int | None = None  # llama.cpp -ngl (blocks + output slot on the GPUs)
     n_cpu_moe: int | None = None  # llama.cpp --n-cpu-moe
     explanation: str = ""
+    # llama.cpp -ts as slot counts per GPU when the placement chose the split (None: an even -ts 1,1,…)
+    tensor_split: tuple[int, ...] | None = None
 
     @property
     def per_gpu_bytes(self) -> float:
@@ -253,7 +255,89 @@ def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float,
                          every_slot, 0, how)
     if layout.estimated:
         return _continuous_offload(demand, full, host, usable_per_gpu, gpus)
+    if gpus > 1 and tensor_split is None:
+        counts = _balanced_split(_slot_loads(demand, 0), demand.device_fixed_bytes, gpus, usable_per_gpu)
+        if counts is not None:  # an -ts by the layers' sizes holds everything: nothing moves to system RAM
+            balanced = tuple(_loads(demand, _slots_of(counts, n_blocks), 0, gpus).device)
+            return Placement("llama.cpp", "none", balanced, balanced, host, 0.0, 0.0, 0.0, every_slot, 0,
+                             f"all {n_blocks} blocks and the output head on the GPUs (-ngl {n_blocks + 1}), split "
+                             f"by their sizes (-ts {_ts(counts)})", counts)
+        if any(block.is_moe for block in layout.blocks):
+            return _auto_moe_split(demand, demand_per_gpu, host, usable_per_gpu, gpus)
     return _auto_llama_cpp(demand, demand_per_gpu, host, usable_per_gpu, gpus, points)
+
+
+def _slot_loads(demand: LlamaCppDemand, n_cpu_moe: int) -> list[float]:
+    """Bytes each slot (block, then the output head) puts on its GPU with the routed experts of the first
+    ``n_cpu_moe`` blocks in system RAM."""
+    blocks = demand.layout.blocks
+    return [block.other_bytes + kv + (0.0 if i < n_cpu_moe else block.expert_bytes)
+            for i, (block, kv) in enumerate(zip(blocks, demand.kv_per_block))] + [demand.layout.output_bytes]
+
+
+def _fill(slot_loads: list[float], fixed: float, gpus: int, capacity: float) -> tuple[int, ...] | None:
+    """Slots per GPU, filling each GPU in llama.cpp's order up to ``capacity`` (its fixed buffers included);
+    None when ``gpus`` GPUs cannot hold them."""
+    counts: list[int] = []
+    held, count = fixed, 0
+    for load in slot_loads:
+        if fixed + load > capacity:
+            return None
+        if held + load > capacity:
+            counts.append(count)
+            if len(counts) == gpus:
+                return None
+            held, count = fixed, 0
+        held += load
+        count += 1
+    counts.append(count)
+    return tuple(counts) + (0,) * (gpus - len(counts))
+
+
+def _balanced_split(slot_loads: list[float], fixed: float, gpus: int, usable: float) -> tuple[int, ...] | None:
+    """The -ts (slots per GPU, contiguous as llama.cpp assigns layers) whose fullest GPU holds least: bisection on
+    that GPU's bytes with a greedy fill (the linear partition problem); None when no split holds the slots."""
+    if _fill(slot_loads, fixed, gpus, usable) is None:
+        return None
+    low = max(fixed + max(slot_loads), fixed + sum(slot_loads) / gpus)
+    high = usable
+    for _ in range(40):  # bytes: 40 halvings of at most the GPU's memory leave less than a kilobyte
+        middle = (low + high) / 2
+        if _fill(slot_loads, fixed, gpus, middle) is None:
+            low = middle
+        else:
+            high = middle
+    return _fill(slot_loads, fixed, gpus, high)
+
+
+def _slots_of(counts: tuple[int, ...], n_blocks: int) -> tuple[int | None, ...]:
+    """The device of each slot under -ts counts (assign_slots reproduces the counts exactly: slot i goes to the
+    first device whose cumulative share exceeds i / (n_blocks + 1))."""
+    return assign_slots(n_blocks, n_blocks + 1, tensor_split_points(tuple(float(c) for c in counts)))
+
+
+def _ts(counts: tuple[int, ...]) -> str:
+    return ",".join(str(count) for count in counts)
+
+
+def _auto_moe_split(demand: LlamaCppDemand, demand_per_gpu: tuple[float, ...], host: float, usable: float,
+                    gpus: int) -> Placement:
+    """Several GPUs, routed experts: --n-cpu-moe moves the experts of the first blocks, which an even -ts puts on
+    the first GPUs, so with -ts 1,1,… the last GPU decides alone and the others end up almost empty (Qwen3-235B on
+    4 × RTX 3090 held ~2 GiB on three of them). The fewest blocks whose experts must move with an -ts by the
+    layers' sizes, and that -ts."""
+    layout, fixed = demand.layout, demand.device_fixed_bytes
+    n_blocks = len(layout.blocks)
+    fitting = first_true(1, n_blocks, lambda n: _fill(_slot_loads(demand, n), fixed, gpus, usable) is not None)
+    if fitting is None:
+        return _auto_llama_cpp(demand, demand_per_gpu, host, usable, gpus,
+                               tensor_split_points((1.0,) * gpus))  # not even all experts out: whole layers move
+    counts = _balanced_split(_slot_loads(demand, fitting), fixed, gpus, usable)
+    loads = _loads(demand, _slots_of(counts, n_blocks), fitting, gpus)
+    placement = _placed(demand_per_gpu, loads, host, n_blocks + 1, fitting,
+                        f"routed experts of the first {fitting} blocks in system RAM (--n-cpu-moe {fitting}), the "
+                        f"rest split by size (-ts {_ts(counts)}); attention, shared experts and KV stay on the GPUs")
+    return replace(placement, tensor_split=counts)
 
 
 def _fits(loads: _Loads, usable: float) -> bool:
