@@ -46,8 +46,15 @@ def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True
     return f"{model.gguf_repo}:{quant}", ""
 
 
-def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
-    """The llama-server command of a memory plan (a command needs the plan, not the speeds or the cost)."""
+# rpc-server's default port (llama.cpp tools/rpc/README.md): the other machines of a multi-machine split.
+RPC_PORT = 50052
+
+
+def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
+                      separate_machines: bool = False) -> LaunchCommand:
+    """The llama-server command of a memory plan (a command needs the plan, not the speeds or the cost).
+    ``separate_machines``: each "GPU" is a machine of its own (unified memory: one device per Mac), reached through
+    llama.cpp's RPC backend."""
     placement = plan.placement
     quant = plan.weights.quant
     weights, note = gguf_weights(model, quant)
@@ -66,10 +73,14 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) ->
         lines.append(f"-ctk {kv_dtype} -ctv {kv_dtype}")
     if placement.n_cpu_moe:
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
+    notes = [note] if note else []
+    if scenario.gpus > 1 and separate_machines:
+        # One llama-server drives its own device and one rpc-server per other machine (--rpc host:port,…).
+        lines.append("--rpc " + ",".join(f"MACHINE-{n}:{RPC_PORT}" for n in range(2, scenario.gpus + 1)))
+        notes.append("rpc_machines")
     if scenario.gpus > 1:
         split = placement.tensor_split or (1,) * scenario.gpus  # the plan's split by layer sizes, or an even one
         lines.append("-ts " + ",".join(str(share) for share in split))
-    notes = [note] if note else []
     if not quant_format(quant).family.startswith("gguf"):
         notes.append("not_gguf")  # llama.cpp loads GGUF files only
     if not model.has_shapes and placement.offloaded_bytes > 0:

@@ -278,7 +278,8 @@ class ReportPage:
         llama, vllm = self._plan_on_engine("llama.cpp"), self._plan_on_engine("vllm")
         if self.vllm_alternative_exceeds:
             vllm = None
-        return (llama_cpp_command(self.model, *llama) if llama else None,
+        return (llama_cpp_command(self.model, *llama, separate_machines=self.hardware.kind == "unified")
+                if llama else None,
                 vllm_command(self.model, *vllm) if vllm else None)
 
     @cached_property

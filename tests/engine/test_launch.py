@@ -32,3 +32,15 @@ def test_vllm_reads_awq_from_the_checkpoint():
     assert command.lines[0] == "vllm serve ./llama-3-3-70b-instruct-AWQ"
     assert not any(line.startswith("--quantization") for line in command.lines)
     assert "quantized_repo" in command.note_codes
+
+
+def test_several_unified_memory_machines_are_joined_over_rpc():
+    """A Mac is one device: 2 × Mac Studio is two machines, which llama.cpp joins through rpc-server (--rpc); an
+    -ts over two local devices would load everything on the one machine."""
+    gemma, mac = catalog.model("gemma-3-27b-it"), catalog.accelerator("mac-studio-m3-ultra-256gb")
+    two = Scenario(gpus=2)
+    command = llama_cpp_command(gemma, two, plan_memory(gemma, mac, two), separate_machines=True)
+    assert "--rpc MACHINE-2:50052" in command.lines and "rpc_machines" in command.note_codes
+    one = Scenario()
+    assert not any(line.startswith("--rpc") for line in
+                   llama_cpp_command(gemma, one, plan_memory(gemma, mac, one), separate_machines=True).lines)
