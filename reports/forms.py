@@ -16,10 +16,10 @@ from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, engine_runs_on
 from reports.sizing.specs import HardwareSpec, Scenario
-from reports.templatetags.labels import ARCHITECTURES
+from reports.templatetags.labels import ARCHITECTURES, ENGINE_NAMES
 from reports.widgets import FastNumberInput, FastSelect
 
-ENGINES = [("llama.cpp", "llama.cpp"), ("vllm", "vLLM")]
+ENGINES = list(ENGINE_NAMES.items())
 # KV-cache types each engine offers: llama.cpp -ctk/-ctv (f16, bf16, q8_0, q4_0, …), vLLM --kv-cache-dtype (auto, fp8).
 KV_DTYPES = [("f16", "FP16"), ("bf16", "BF16"), ("q8_0", _("Q8_0 (8-bit)")), ("q4_0", _("Q4_0 (4-bit)")),
              ("fp8", _("FP8 (8-bit)"))]

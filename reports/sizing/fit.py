@@ -193,6 +193,11 @@ class _Loads:
     kv: float
 
 
+def _on_gpu_bytes(block, kv: float, *, experts_moved: bool) -> float:
+    """What a block on a GPU puts there: its weights and KV, without its routed experts when --n-cpu-moe moved them."""
+    return block.other_bytes + kv + (0.0 if experts_moved else block.expert_bytes)
+
+
 def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int,
            shares: tuple[float, ...] | None = None) -> _Loads:
     layout = demand.layout
@@ -207,17 +212,15 @@ def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: i
         if layout.estimated:
             # One pseudo-block stands for every layer of a model without shapes: llama.cpp splits those layers
             # over the GPUs by --tensor-split, so its bytes are shared out the same way (not all on GPU 0).
-            on_gpus = block.other_bytes + kv + (0.0 if i < n_cpu_moe else block.expert_bytes)
+            on_gpus = _on_gpu_bytes(block, kv, experts_moved=i < n_cpu_moe)
             for gpu, share in enumerate(shares or (1.0 / gpus,) * gpus):
                 loads.device[gpu] += on_gpus * share
             if i < n_cpu_moe:
                 loads.experts += block.expert_bytes
             continue
-        loads.device[device] += block.other_bytes + kv
+        loads.device[device] += _on_gpu_bytes(block, kv, experts_moved=i < n_cpu_moe)
         if i < n_cpu_moe:
             loads.experts += block.expert_bytes
-        else:
-            loads.device[device] += block.expert_bytes
     output_device = devices[len(layout.blocks)]
     if output_device is not None:
         loads.device[output_device] += layout.output_bytes
@@ -271,7 +274,7 @@ def _slot_loads(demand: LlamaCppDemand, n_cpu_moe: int) -> list[float]:
     """Bytes each slot (block, then the output head) puts on its GPU with the routed experts of the first
     ``n_cpu_moe`` blocks in system RAM."""
     blocks = demand.layout.blocks
-    return [block.other_bytes + kv + (0.0 if i < n_cpu_moe else block.expert_bytes)
+    return [_on_gpu_bytes(block, kv, experts_moved=i < n_cpu_moe)
             for i, (block, kv) in enumerate(zip(blocks, demand.kv_per_block))] + [demand.layout.output_bytes]
 
 

@@ -220,7 +220,7 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
             compute_how = (f"flash attention off: 4 B × ub {ub} × (n_kv {grouped(n_kv)} × ({n_head} heads + 1) + "
                            f"{LLAMA_CPP_FA_OFF_EMBD_TENSORS} × n_embd {grouped(n_embd)}) KQ peak")
     if spec.compressed_attention is not None:
-        attention, attention_how = _dsv4_compute_peak(spec, scenario)
+        attention, attention_how = _dsv4_compute_peak(spec, scenario, ub)
         if attention > compute:
             compute, compute_how = attention, attention_how
     host = F32 * ub * (n_embd + n_kv)
@@ -233,16 +233,16 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
     }
 
 
-def _dsv4_compute_peak(spec: ModelSpec, scenario: Scenario) -> tuple[float, str]:
+def _dsv4_compute_peak(spec: ModelSpec, scenario: Scenario, tokens: int) -> tuple[float, str]:
     """DeepSeek-V4's compute buffer at a CSA layer's attention (DSV4_ALLOCATOR_OVERHEAD names the sources): the
     graph inputs (token embeddings, the masks over the raw, CSA, indexer and HCA cells, the top-k leaves of every CSA
     layer) stay live; with them the two f32 hyper-connection residual streams, the f32 queries (heads × head_dim),
     the concatenated raw + CSA mask and keys, and either the attention output (flash attention: the larger of the
-    point at the attention and the one at the concat, where the top-k mask is still live) or the f32 KQ scores."""
+    point at the attention and the one at the concat, where the top-k mask is still live) or the f32 KQ scores.
+    ``tokens``: the reserved graph's micro-batch (llama_cpp_buffers' ub: graph_reserve takes min(n_ctx, n_ubatch))."""
     ca, indexer = spec.compressed_attention, spec.dsa_indexer
     assert ca is not None
     raw, csa, hca = llama_cpp_dsv4_cells(spec, scenario)
-    tokens = min(scenario.n_ubatch, scenario.context)  # graph_reserve: n_tokens = min(n_ctx, n_ubatch)
     mask = 2 if scenario.flash_attention else F32  # f16 masks for flash attention
     _, csa_layers, _ = dsv4_layer_counts(spec)
     top_k = min(indexer.topk, csa) if indexer is not None else 0

@@ -12,7 +12,7 @@ from catalog.models import AttentionKind
 
 register = template.Library()
 
-# The engines as the configurator names them (forms.ENGINES): "vllm" reads "vLLM".
+# The engines' display names: "vllm" reads "vLLM" (also the configurator's choices, forms.ENGINES).
 ENGINE_NAMES = {"llama.cpp": "llama.cpp", "vllm": "vLLM"}
 
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds"),
