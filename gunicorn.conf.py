@@ -19,3 +19,12 @@ More threads per worker would not help a CPU-bound page on a 2-core machine: the
 
 worker_class = "gthread"
 threads = 1
+
+
+def post_worker_init(worker) -> None:
+    """Each worker, once it has loaded the app: load what every request needs and freeze it out of the garbage
+    collector's walks (reports/warmup.py says what that saves)."""
+    from reports.warmup import warm_worker
+
+    frozen = warm_worker()
+    worker.log.info("worker warmed up: %d objects frozen out of the garbage collector's walks", frozen)
