@@ -115,6 +115,29 @@ def test_cost_names_the_offers_accelerator_and_its_speed(client):
     assert cost == pytest.approx(1e6 / int(line.group(2)) / 3600 * 0.22, abs=0.01)
 
 
+@pytest.mark.parametrize("lang, pattern", [
+    ("en", r"\$([\d.]+) with 16 streams, on ([\w.]+), 1 × (.+?) at \$([\d.]+)/h"),
+    ("de", r"([\d,]+) \$ mit 16 Datenströmen, bei ([\w.]+), 1 × (.+?) zu ([\d,]+) \$/Std"),
+])
+def test_with_several_streams_the_cost_names_the_offer_cheapest_for_them(client, lang, pattern):
+    """Llama 3.1 8B in BF16 under vLLM with 16 streams: one RTX 3090 is the cheapest token for one stream, but its
+    KV pool holds few of the 16; per token of all 16, a larger card costs less. The page used to price the 16
+    streams on the single-stream offer, at more than twice the cost."""
+    _, catalog = current_catalog()
+    scenario = Scenario(quant="BF16", engine="vllm", batch=16)
+    result = catalog.estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hardware["rtx-4090"], scenario)
+    assert result.batch_cost.offer != result.cost.offer
+    assert result.batch_cost.batch_usd_per_mtok < result.cost.batch_usd_per_mtok / 2
+
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang, "quant=BF16&engine=vllm&batch=16"))
+    line = re.search(pattern, text)
+    assert line, text[text.index("1M"):][:400]
+    number = (lambda s: float(s.replace(",", "."))) if lang == "de" else float
+    assert number(line.group(1)) == round(result.batch_cost.batch_usd_per_mtok, 2)
+    assert (line.group(2), line.group(3)) == (result.batch_cost.offer.provider, result.batch_cost.accelerator_name)
+    assert number(line.group(4)) == result.batch_cost.offer.hourly_usd
+
+
 def test_unknown_power_draw_is_not_zero_watts(client):
     text = text_of(client, url("deepseek-v3-0324", "mac-studio-m3-ultra-512gb"))
     assert " 0 W at " not in text

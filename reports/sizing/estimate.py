@@ -730,10 +730,13 @@ class Estimate:
     decode: DecodeSpeed
     aggregate_decode: AggregateDecode
     prefill: PrefillSpeed
-    cost: ServingCost | None
+    cost: ServingCost | None  # the fitting offer where one stream's token costs least (the contract's cost)
     finetune: Mapping[str, FinetuneMemory] | None
     kv_tokens_capacity: int | None
     warnings: tuple[Note, ...]  # notes.py: code, English text, params
+    # The fitting offer where a token costs least with scenario.batch streams: at batch 1 the same as ``cost``;
+    # with more streams an accelerator whose aggregate speed grows more (a larger KV pool, more bandwidth) can win.
+    batch_cost: ServingCost | None = None
 
     @property
     def fit(self) -> FitResult:
@@ -814,12 +817,14 @@ def estimate(
     params = count_parameters(model)
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
-    cost = _cheapest_cost(model, hardware, scenario, offers, hardware_catalog)
+    costs = _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
+    cost = min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
+    batch_cost = min(costs, key=lambda cost: (cost.batch_usd_per_mtok, *offer_order(cost.offer)), default=None)
     finetune = _finetune(model, params.total)
     capacity = _kv_tokens_capacity(scenario, plan)
     warnings = _warnings(model, hardware, scenario, plan, speeds, cost, offers, finetune, capacity)
     return Estimate(model, hardware, scenario, params, plan, speeds.decode, speeds.aggregate, speeds.prefill, cost,
-                    finetune, capacity, warnings)
+                    finetune, capacity, warnings, batch_cost)
 
 
 def _kv_tokens_capacity(scenario: Scenario, plan: MemoryPlan) -> int | None:
@@ -843,11 +848,13 @@ def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMem
         return None
 
 
-def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
-                   catalog: Sequence[HardwareSpec]) -> ServingCost | None:
-    """Cost per 1M tokens on the fitting offer where a token costs least: each offer's hourly price over its own
-    single-stream decode speed. The cheapest offer per hour is often not it: for GLM-4.5 at Q4_K_M, 8 × A100 at
-    $3.54/h decode ~54 tok/s ($18.13 per 1M tokens), one MI325X at $3.80/h ~87 tok/s ($12.17).
+def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
+                             offers: Sequence[CloudOfferSpec], catalog: Sequence[HardwareSpec]
+                             ) -> tuple[ServingCost, ...]:
+    """Cost per 1M tokens on each fitting offer, for ``estimate`` to pick the one where a token costs least: each
+    offer's hourly price over its own decode speed, one stream's and ``scenario.batch`` streams'. The cheapest offer
+    per hour is often not it: for GLM-4.5 at Q4_K_M, 8 × A100 at $3.54/h decode ~54 tok/s ($18.13 per 1M tokens),
+    one MI325X at $3.80/h ~87 tok/s ($12.17).
 
     Ties go to economics.cheapest_offer's order (hourly price, fewer GPUs, provider, instance). An offer whose GPUs
     cannot hold the scenario is rejected before its speed is computed (``fits``: one plan per kind of accelerator).
@@ -862,16 +869,16 @@ def _cheapest_cost(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return _cheapest_cost_on_offers(model, replace(scenario, offload_pct=None), offers, catalog)
+    return _costs_on_offers(model, replace(scenario, offload_pct=None), offers, catalog)
 
 
 @lru_cache(maxsize=1024)
-def _cheapest_cost_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
-                             catalog: tuple[HardwareSpec, ...]) -> ServingCost | None:
+def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
+                     catalog: tuple[HardwareSpec, ...]) -> tuple[ServingCost, ...]:
     by_slug = {spec.slug: spec for spec in catalog}
     params = count_parameters(model)
     # Offers of the same accelerator × count decode at the same speed, so of each such group only the cheapest
-    # per hour can make a token cheapest: one plan and one speed per group.
+    # per hour can make a token cheapest, at any batch: one plan and one speed per group.
     cheapest_per_group: dict[tuple[str, int], CloudOfferSpec] = {}
     for offer in sorted(offers, key=offer_order):
         cheapest_per_group.setdefault((offer.accelerator_slug, offer.gpu_count), offer)
@@ -886,7 +893,7 @@ def _cheapest_cost_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
                                           accelerator_name=accelerator.name))
-    return min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
+    return tuple(costs)
 
 
 def offer_order(offer: CloudOfferSpec) -> tuple:

@@ -146,6 +146,28 @@ def test_cheapest_fitting_offer_prices_the_scenario():
     assert result.to_contract_json()["cost_per_mtok_usd"] == pytest.approx(1e6 / on_4090 / 3600 * 0.40)
 
 
+def test_with_several_streams_the_offer_is_chosen_by_their_cost():
+    # Llama 3.1 8B in BF16 under vLLM, 16 streams of 8K: one RTX 4090's KV pool holds 4 of them (aggregate 218.5
+    # tok/s from 54.6 for one stream), an H100's all 16 (2,374 from 148.4). At $0.40/h against $2.50/h the 4090 is
+    # the cheaper token for one stream (0.40 / 54.6 < 2.50 / 148.4), the H100 with 16 (2.50 / 2,374 < 0.40 / 218.5).
+    offers = [CloudOfferSpec("Mid", "4090", "rtx-4090", 1, 0.40), CloudOfferSpec("Dear", "h100", "h100", 1, 2.50)]
+    scenario = Scenario(quant="BF16", engine="vllm", batch=16)
+    result = estimate(LLAMA_8B, RTX_4090, scenario, offers=offers, hardware_catalog=[RTX_4090, H100])
+    on_4090 = estimate(LLAMA_8B, RTX_4090, scenario)
+    on_h100 = estimate(LLAMA_8B, H100, scenario)
+    assert on_4090.aggregate_decode.tokens_per_s < 4 * on_4090.decode.tokens_per_s * 1.01  # the queue: 4 streams
+    assert result.cost.offer.provider == "Mid"  # one stream: the contract's cost_per_mtok_usd
+    assert result.to_contract_json()["cost_per_mtok_usd"] == pytest.approx(1e6 / on_4090.decode.tokens_per_s
+                                                                           / 3600 * 0.40)
+    assert result.batch_cost.offer.provider == "Dear"
+    assert result.batch_cost.batch_usd_per_mtok == pytest.approx(1e6 / on_h100.aggregate_decode.tokens_per_s
+                                                                 / 3600 * 2.50)
+    assert result.batch_cost.batch_usd_per_mtok < result.cost.batch_usd_per_mtok
+    # One stream: both choices are the same offer.
+    single = estimate(LLAMA_8B, RTX_4090, replace(scenario, batch=1), offers=offers, hardware_catalog=[RTX_4090, H100])
+    assert single.batch_cost == single.cost
+
+
 def test_no_fitting_offer_is_null_with_a_warning():
     result = estimate(LLAMA_8B, RTX_4090, Scenario(), offers=[CloudOfferSpec("A", "x", "tiny", 1, 1.0)],
                       hardware_catalog=[replace(RTX_4090, slug="tiny", memory_gb=2)]).to_contract_json()

@@ -16,6 +16,7 @@ from reports.estimates import CatalogSnapshot, catalog_listing
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, hardware_from_dict, validate_scenario
+from reports.sizing.specs import CloudOfferSpec
 from reports.scenario_options import DEFAULT_SCENARIO as _DEFAULTS
 from reports.scenario_options import scenario_from_options
 
@@ -176,6 +177,15 @@ def _cost_line(result: Estimate) -> str:
     cost = result.cost
     if cost is None:
         return "no fitting cloud offer"
-    offer = cost.offer
-    return (f"${cost.single_stream_usd_per_mtok:,.2f} per 1M tokens on {offer.provider} {offer.instance} "
-            f"({offer.gpu_count} × {offer.accelerator_slug}, ${offer.hourly_usd:,.2f}/h)")
+    line = f"${cost.single_stream_usd_per_mtok:,.2f} per 1M tokens on {_offer_text(cost.offer)}"
+    batch_cost = result.batch_cost
+    if result.scenario.batch > 1 and batch_cost is not None:
+        line += f"; ${batch_cost.batch_usd_per_mtok:,.2f} with {result.scenario.batch} streams"
+        if batch_cost.offer != cost.offer:
+            line += f" on {_offer_text(batch_cost.offer)}"
+    return line
+
+
+def _offer_text(offer: CloudOfferSpec) -> str:
+    return (f"{offer.provider} {offer.instance} ({offer.gpu_count} × {offer.accelerator_slug}, "
+            f"${offer.hourly_usd:,.2f}/h)")
