@@ -422,10 +422,14 @@ class ReportPage:
         e = self.estimate
         top = max(self.model.max_context or CHART_MIN_MAX_CONTEXT, CHART_MIN_MAX_CONTEXT)
         contexts = [c for c in CONTEXT_PRESETS if CHART_MIN_CONTEXT <= c <= top]
+        # An offload the visitor chose holds at every context, as on the rest of the page; automatic offload is
+        # what the GPUs cannot hold, and the chart shows where that starts: without it.
+        offload_pct = e.scenario.offload_pct or 0.0
         points = []
         for context in contexts:
             try:
-                plan = plan_memory(self.model, self.hardware, replace(e.scenario, context=context, offload_pct=0.0))
+                plan = plan_memory(self.model, self.hardware, replace(e.scenario, context=context,
+                                                                      offload_pct=offload_pct))
             except SizingError:
                 continue
             points.append(ContextPoint(context, plan.fit.required_bytes,

@@ -63,6 +63,39 @@ def test_context_table_marks_follow_the_verdict_at_that_context(client):
         assert ("Exceeds available GPU memory" in page) == (mark == "✗"), context
 
 
+@pytest.mark.parametrize("lang, sentence", [
+    ("en", "At every context, 60% of the weights stay in system RAM, as you chose."),
+    ("de", "Bei jedem Kontext bleiben 60 % der Gewichte im System-RAM, wie von Ihnen gewählt."),
+])
+def test_context_table_keeps_an_offload_the_visitor_chose(client, lang, sentence):
+    """With 60 % of Llama 3.3 70B's Q4_K_M weights in system RAM by choice, an RTX 4090 holds the rest up to 32K;
+    the chart plotted every context without offload, ✗ everywhere beside a fit card that says it runs. Its "On the
+    GPUs" at the page's own context is now what the fit card says the GPU holds."""
+    _, catalog = current_catalog()
+    model, hardware = catalog.model("llama-3-3-70b-instruct"), catalog.hardware["rtx-4090"]
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", lang, "quant=Q4_K_M&offload=60&context=8192"))
+    assert sentence in text
+    rows = re.findall(r"\(([\d,.]+)\) [\d.,]+ GiB [\d.,]+ GiB ([\d.,]+) GiB ([✓✗])", text)
+    marks = {int(re.sub(r"[,.]", "", context)): mark for context, _, mark in rows}
+    for context in (8192, 32768, 131072):
+        plan = plan_memory(model, hardware, Scenario(quant="Q4_K_M", offload_pct=60.0, context=context))
+        without = plan_memory(model, hardware, Scenario(quant="Q4_K_M", offload_pct=0.0, context=context))
+        assert marks[context] == ("✓" if plan.fit.fits else "✗") and not without.fit.fits
+    assert marks[8192] == marks[32768] == "✓" and marks[131072] == "✗"
+    on_gpu = dict((int(re.sub(r"[,.]", "", context)), gib) for context, gib, _ in rows)[8192]
+    plan = plan_memory(model, hardware, Scenario(quant="Q4_K_M", offload_pct=60.0, context=8192))
+    assert float(on_gpu.replace(",", ".")) == round(plan.fit.gpu_demand_bytes / GIB, 2)
+
+
+def test_context_chart_under_automatic_offload_says_it_plots_without_it(client):
+    """Llama 3.3 70B at Q4_K_M does not fit an RTX 4090, so the page offloads automatically; the chart shows where
+    the GPU alone stops and says so, and a page that needs no offload does not."""
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090"))
+    assert "Without offload: the line shows where the GPUs alone stop holding the model." in text
+    assert "Ohne Auslagerung: Die Linie zeigt" in text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", "de"))
+    assert "Without offload" not in text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+
+
 def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
     """vLLM refuses a context when one request needs more KV memory than the pool (check_enough_kv_cache_memory).
     Its "GPU KV cache size: N tokens" line divides by the KV groups: for Gemma 3 (6 groups) N is far below one
