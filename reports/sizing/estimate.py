@@ -353,6 +353,51 @@ CANN_310P_LLAMA_CPP_FORMATS = frozenset({"F16", "F32"})
 CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
 
 
+# vLLM's quantization kernels by platform, from its table "Supported Hardware" (docs.vllm.ai/en/v0.14.0/features/
+# quantization/): AMD GPUs have no AWQ or GPTQ kernels; Intel GPUs no FP8 (W8A8) and no GGUF; Intel Gaudi none of
+# AWQ, GPTQ, FP8 W8A8 and GGUF (its 8-bit path is INC's own calibration, "INC (W8A8)"). NVIDIA GPUs from Ampere on
+# run all of them: Ampere runs FP8 checkpoints as weight-only W8A16 ("FP8 models will run on compute capability
+# >= 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin", the FP8 W8A8 page). "GGUF" stands for every GGUF
+# type. Formats the table has no row for (MXFP4, FP8_FP4) are left to the checks of their own.
+VLLM_QUANT_TABLE_SOURCE = "docs.vllm.ai/en/v0.14.0/features/quantization/ (Supported Hardware)"
+VLLM_FORMATS_WITHOUT_KERNELS = {
+    "amd-gpu": frozenset({"AWQ", "GPTQ"}),
+    "intel-gpu": frozenset({"FP8", "GGUF"}),
+    "intel-gaudi": frozenset({"AWQ", "GPTQ", "FP8", "GGUF"}),
+}
+# 16-bit checkpoints: what every vLLM build loads. The table has no column for accelerators vLLM reaches only
+# through their vendor's build or plugin (Cambricon, MetaX, Kunlunxin, Moore Threads): what those run beyond the
+# 16-bit checkpoint is not published, so only that is counted as running there.
+VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
+
+
+def vllm_platform(hardware: HardwareSpec) -> str | None:
+    """The column of vLLM's quantization table the accelerator is in ("vendor-build" when it has none); None for
+    the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats)."""
+    if hardware.backend == "rocm":
+        return "amd-gpu"
+    if hardware.backend == "sycl":
+        return "intel-gpu"
+    if hardware.backend == "other":
+        return "intel-gaudi" if hardware.architecture.startswith("gaudi") else "vendor-build"
+    return None
+
+
+def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
+    """Whether vLLM has kernels for the weight format on this accelerator's platform (vllm_platform)."""
+    platform = vllm_platform(hardware)
+    if platform is None:
+        return True
+    try:
+        fmt = quant_format(quant)
+    except SizingError:
+        return True  # an unknown format is refused by validate_scenario with its own message
+    if platform == "vendor-build":
+        return fmt.name in VLLM_SIXTEEN_BIT_FORMATS
+    name = "GGUF" if fmt.family in ("gguf", "gguf-dynamic") else fmt.name
+    return name not in VLLM_FORMATS_WITHOUT_KERNELS[platform]
+
+
 def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | None:
     """The only weight formats the engine's backend runs on this accelerator; None when it runs every format."""
     if hardware.backend != "cann":
@@ -363,7 +408,10 @@ def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | Non
 
 
 def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
-    """Whether the engine's backend on this accelerator runs the weight format (backend_formats)."""
+    """Whether the engine's backend on this accelerator runs the weight format (backend_formats; for vLLM also
+    vllm_runs_format)."""
+    if engine == "vllm" and not vllm_runs_format(quant, hardware):
+        return False
     formats = backend_formats(engine, hardware)
     if formats is None:
         return True
@@ -945,7 +993,19 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
     if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
         notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
                           "BF16, FP8, AWQ or GPTQ checkpoints"))
-    if not plan.format_runs:
+    if not plan.format_runs and scenario.engine == "vllm" and not vllm_runs_format(scenario.quant, hardware):
+        platform = vllm_platform(hardware)
+        if platform == "vendor-build":
+            notes.append(Note("vllm_format_not_published",
+                              f"{hardware.name} runs vLLM through its vendor's build, which publishes no support for "
+                              f"{scenario.quant} checkpoints: only BF16 and FP16 are counted as running there",
+                              {"quant": scenario.quant, "hardware": hardware.name}))
+        else:
+            notes.append(Note("vllm_format_not_on_platform",
+                              f"vLLM has no {scenario.quant} kernels for {hardware.name}'s platform ({platform}; "
+                              f"{VLLM_QUANT_TABLE_SOURCE}): --quant {scenario.quant} does not run there",
+                              {"quant": scenario.quant, "platform": platform, "hardware": hardware.name}))
+    elif not plan.format_runs:
         formats = sorted(backend_formats(scenario.engine, hardware) or ())
         notes.append(Note("format_not_on_backend",
                           f"{scenario.engine} runs only {', '.join(formats)} models on {hardware.name}: "

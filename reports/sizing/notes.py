@@ -32,6 +32,12 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     vLLM with a GGUF format.
 ``format_not_on_backend``      quant: str, formats: str, engine: str
     llama.cpp's CANN backend does not run this weight format (it runs the listed ones): the plan does not run.
+``vllm_format_not_on_platform`` quant: str, platform: str ("amd-gpu" | "intel-gpu" | "intel-gaudi"), hardware: str
+    vLLM's quantization table lists no kernels for this weight format on the accelerator's platform: the plan
+    does not run (estimate.VLLM_FORMATS_WITHOUT_KERNELS).
+``vllm_format_not_published``  quant: str, hardware: str
+    vLLM runs on the accelerator only through its vendor's build, which publishes no support for this format:
+    only BF16 and FP16 count as running.
 ``vllm_mxfp4_padding``         kernel: str ("Marlin" | "FlashInfer" | "Triton"), intermediate_multiple: int,
                                hidden_multiple: int, padding_gib: float (all GPUs), checkpoint_gib: float
     vLLM allocates an MXFP4 checkpoint's routed experts padded for its MoE kernel (parallelism.py).

@@ -135,3 +135,12 @@ def report_url(page, hardware_slug: str) -> str:
 @register.filter
 def engine_label(engine: str) -> str:
     return ENGINE_NAMES.get(engine, engine)
+
+
+# The columns of vLLM's quantization table (estimate.vllm_platform).
+VLLM_PLATFORM_NAMES = {"amd-gpu": _("AMD GPUs"), "intel-gpu": _("Intel GPUs"), "intel-gaudi": _("Intel Gaudi")}
+
+
+@register.filter
+def vllm_platform_label(platform: str) -> str:
+    return VLLM_PLATFORM_NAMES.get(platform, platform)

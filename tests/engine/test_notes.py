@@ -146,6 +146,10 @@ GRID = [
     (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
     (lambda: catalog.model("gpt-oss-120b"), H100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),
     (lambda: catalog.model("deepseek-v4-flash"), H100, Scenario(gpus=8), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("instinct-mi300x-192gb"),
+     Scenario(engine="vllm", quant="AWQ", kv_dtype="auto"), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("mlu590-80gb"),
+     Scenario(engine="vllm", quant="FP8", kv_dtype="auto"), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
     "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
@@ -192,3 +196,42 @@ def test_vllm_on_the_310p_runs_float16_only():
     picks = recommend_hardware(catalog.model("llama-3-3-70b-instruct"), Scenario(engine="vllm", quant="AWQ",
                                kv_dtype="auto"), hardware_catalog=catalog.accelerators(), offers=catalog.offers())
     assert picks.best_single.choice.hardware.slug == "rtx-pro-6000-blackwell"
+
+
+@pytest.mark.parametrize("slug, runs, does_not_run", [
+    # vLLM's quantization table (docs v0.14.0 "Supported Hardware"): AMD GPU ❌ AWQ, GPTQ; ✅ FP8, GGUF.
+    ("instinct-mi300x-192gb", ("BF16", "FP8", "Q4_K_M"), ("AWQ", "GPTQ")),
+    # Intel GPU: ✅ AWQ, GPTQ; ❌ FP8 (W8A8), GGUF.
+    ("arc-pro-b60-24gb", ("BF16", "AWQ", "GPTQ"), ("FP8", "Q4_K_M")),
+    # Intel Gaudi: ❌ AWQ, GPTQ, FP8 (W8A8), GGUF.
+    ("gaudi-3-128gb", ("BF16", "FP16"), ("AWQ", "GPTQ", "FP8", "Q8_0")),
+    # No column: a vendor's build (Cambricon) runs what is published, the 16-bit checkpoint.
+    ("mlu590-80gb", ("BF16", "FP16"), ("AWQ", "FP8", "Q4_K_M")),
+    # NVIDIA Ampere runs FP8 checkpoints weight-only (FP8 Marlin): every format.
+    ("a100-80gb-sxm", ("BF16", "FP8", "AWQ", "GPTQ", "Q4_K_M"), ()),
+])
+def test_vllm_formats_follow_its_quantization_table(slug, runs, does_not_run):
+    hardware = catalog.accelerator(slug)
+    llama = catalog.model("llama-3-1-8b-instruct")
+    for quant in runs:
+        assert estimate(llama, hardware, Scenario(engine="vllm", quant=quant, kv_dtype="auto")).memory.format_runs, quant
+    for quant in does_not_run:
+        result = estimate(llama, hardware, Scenario(engine="vllm", quant=quant, kv_dtype="auto"))
+        assert not result.memory.format_runs, quant
+        note = codes(result).get("vllm_format_not_on_platform") or codes(result)["vllm_format_not_published"]
+        assert note.params["quant"] == quant
+        # llama.cpp is not vLLM: its GGUF files run there (except where its own backend rules say otherwise).
+        assert estimate(llama, hardware, Scenario(quant="Q4_K_M")).memory.format_runs
+
+
+def test_vllm_recommendations_skip_accelerators_without_the_formats_kernels():
+    """Qwen3 32B in FP8 under vLLM: the best-value multi-GPU pick was 2 × Arc Pro B60, an Intel GPU, for which
+    vLLM's table lists no FP8 kernels; at GGUF Q4_K_M (no GGUF kernels either) the same. Now they are NVIDIA."""
+    for quant in ("FP8", "Q4_K_M"):
+        scenario = Scenario(engine="vllm", quant=quant, kv_dtype="auto")
+        picks = recommend_hardware(catalog.model("qwen3-32b"), scenario, hardware_catalog=catalog.accelerators(),
+                                   offers=catalog.offers())
+        multi = picks.best_value_multi.choice
+        assert multi.hardware.slug != "arc-pro-b60-24gb" and multi.hardware.backend == "cuda", quant
+        assert estimate(catalog.model("qwen3-32b"), multi.hardware, replace(scenario, gpus=multi.count)
+                        ).memory.format_runs
