@@ -354,15 +354,18 @@ CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
 
 
 # vLLM's quantization kernels by platform, from its table "Supported Hardware" (docs.vllm.ai/en/v0.14.0/features/
-# quantization/): AMD GPUs have no AWQ or GPTQ kernels; Intel GPUs no FP8 (W8A8) and no GGUF; Intel Gaudi none of
-# AWQ, GPTQ, FP8 W8A8 and GGUF (its 8-bit path is INC's own calibration, "INC (W8A8)"). NVIDIA GPUs from Ampere on
-# run all of them: Ampere runs FP8 checkpoints as weight-only W8A16 ("FP8 models will run on compute capability
-# >= 7.5 (Turing) as weight-only W8A16, utilizing FP8 Marlin", the FP8 W8A8 page). "GGUF" stands for every GGUF
-# type. Formats the table has no row for (MXFP4, FP8_FP4) are left to the checks of their own.
+# quantization/): AMD GPUs have no AWQ or GPTQ kernels; Intel GPUs no GGUF; Intel Gaudi none of AWQ, GPTQ, FP8 W8A8
+# and GGUF (its 8-bit path is INC's own calibration, "INC (W8A8)"). The table's "FP8 (W8A8) ❌" for Intel GPUs is
+# FP8 compute: FP8 weights run there ("Mixed precision support for BF16, FP16, INT4 and FP8 vLLM recipes", FP8
+# models on 8 × Arc Pro B60 in its Figure 1: Intel vLLM team, blog.vllm.ai 2025-11-11 "Fast and Affordable LLMs
+# serving on Intel Arc Pro B-Series GPUs with vLLM"). NVIDIA GPUs from Ampere on run all of them: Ampere runs FP8
+# checkpoints as weight-only W8A16 ("FP8 models will run on compute capability >= 7.5 (Turing) as weight-only
+# W8A16, utilizing FP8 Marlin", the FP8 W8A8 page). "GGUF" stands for every GGUF type. Formats the table has no
+# row for (MXFP4, FP8_FP4) are left to the checks of their own.
 VLLM_QUANT_TABLE_SOURCE = "docs.vllm.ai/en/v0.14.0/features/quantization/ (Supported Hardware)"
 VLLM_FORMATS_WITHOUT_KERNELS = {
     "amd-gpu": frozenset({"AWQ", "GPTQ"}),
-    "intel-gpu": frozenset({"FP8", "GGUF"}),
+    "intel-gpu": frozenset({"GGUF"}),
     "intel-gaudi": frozenset({"AWQ", "GPTQ", "FP8", "GGUF"}),
 }
 # 16-bit checkpoints: what every vLLM build loads. The table has no column for accelerators vLLM reaches only

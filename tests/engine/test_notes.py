@@ -201,8 +201,8 @@ def test_vllm_on_the_310p_runs_float16_only():
 @pytest.mark.parametrize("slug, runs, does_not_run", [
     # vLLM's quantization table (docs v0.14.0 "Supported Hardware"): AMD GPU ❌ AWQ, GPTQ; ✅ FP8, GGUF.
     ("instinct-mi300x-192gb", ("BF16", "FP8", "Q4_K_M"), ("AWQ", "GPTQ")),
-    # Intel GPU: ✅ AWQ, GPTQ; ❌ FP8 (W8A8), GGUF.
-    ("arc-pro-b60-24gb", ("BF16", "AWQ", "GPTQ"), ("FP8", "Q4_K_M")),
+    # Intel GPU: ✅ AWQ, GPTQ; ❌ GGUF. FP8 weights run (the Intel vLLM team's FP8 recipes on Arc Pro B60).
+    ("arc-pro-b60-24gb", ("BF16", "AWQ", "GPTQ", "FP8"), ("Q4_K_M", "Q8_0")),
     # Intel Gaudi: ❌ AWQ, GPTQ, FP8 (W8A8), GGUF.
     ("gaudi-3-128gb", ("BF16", "FP16"), ("AWQ", "GPTQ", "FP8", "Q8_0")),
     # No column: a vendor's build (Cambricon) runs what is published, the 16-bit checkpoint.
@@ -225,9 +225,9 @@ def test_vllm_formats_follow_its_quantization_table(slug, runs, does_not_run):
 
 
 def test_vllm_recommendations_skip_accelerators_without_the_formats_kernels():
-    """Qwen3 32B in FP8 under vLLM: the best-value multi-GPU pick was 2 × Arc Pro B60, an Intel GPU, for which
-    vLLM's table lists no FP8 kernels; at GGUF Q4_K_M (no GGUF kernels either) the same. Now they are NVIDIA."""
-    for quant in ("FP8", "Q4_K_M"):
+    """Qwen3 32B at GGUF Q4_K_M under vLLM: the best-value multi-GPU pick was 2 × Arc Pro B60, an Intel GPU, for
+    which vLLM's table lists no GGUF kernels. Now it is NVIDIA."""
+    for quant in ("Q4_K_M",):
         scenario = Scenario(engine="vllm", quant=quant, kv_dtype="auto")
         picks = recommend_hardware(catalog.model("qwen3-32b"), scenario, hardware_catalog=catalog.accelerators(),
                                    offers=catalog.offers())
