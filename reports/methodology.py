@@ -196,6 +196,8 @@ class Accuracy:
     fitted_parameters: frozenset[str]  # "cuda.bandwidth_efficiency", ...: constants fitted, not borrowed
     weight_sources: tuple[Publication, ...]
     speed_sources: tuple[Publication, ...]
+    vllm_prefill_summary: dict  # bench/vllm_prefill_accuracy.section()'s summary: fit and check rows, errors
+    vllm_prefill_rows: tuple[dict, ...]
 
     def summary(self, key: str) -> AccuracySummary:
         return next(s for s in self.summaries if s.key == key)
@@ -227,6 +229,7 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         _section_summary("vllm_kv_tokens", runtime_data["summary"]["vllm_kv_tokens"]),
         _speed_summary("decode", speed_summary, speed_rows, speed_summary["decode_target"]),
         _speed_summary("prefill", speed_summary, speed_rows, speed_summary["prefill_target"]),
+        _section_summary("vllm_prefill", snapshot["vllm_prefill"]["summary"]),
     )
     weights_points = [
         (f"{r['model']} {r['quant']}", r["published_bytes"] / GIB, r["predicted_bytes"] / GIB, r["error"])
@@ -250,6 +253,8 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         fitted_parameters=frozenset(speed_summary["fitted_parameters"]),
         weight_sources=_publications([r["source"] for r in weights_data["rows"]]),
         speed_sources=_publications([r["source"] for r in speed_rows]),
+        vllm_prefill_summary=snapshot["vllm_prefill"]["summary"],
+        vllm_prefill_rows=tuple(snapshot["vllm_prefill"]["rows"]),
     )
 
 
@@ -349,6 +354,7 @@ class EngineConstants:
     pcie6_gbs: float
     hopper_tensor_peak_share: float
     default_ubatch: int
+    vllm_prefill_efficiency: float
     allreduces_per_layer: int
     nvlink_allreduce_latency_us: float
     pcie_allreduce_latency_us: float
@@ -432,6 +438,7 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         pcie6_gbs=throughput.PCIE_X16_ACHIEVED_GBS[6],
         hopper_tensor_peak_share=throughput.LLAMA_CPP_TENSOR_PEAK_SHARE["hopper"],
         default_ubatch=throughput.DEFAULT_UBATCH,
+        vllm_prefill_efficiency=throughput.VLLM_PREFILL_EFFICIENCY,
         allreduces_per_layer=throughput.ALLREDUCES_PER_LAYER,
         nvlink_allreduce_latency_us=throughput.NVLINK_ALLREDUCE_LATENCY_S * 1e6,
         pcie_allreduce_latency_us=throughput.PCIE_ALLREDUCE_LATENCY_S * 1e6,

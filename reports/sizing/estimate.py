@@ -67,6 +67,8 @@ from .throughput import (
     decode_speed,
     host_link_gbs,
     prefill_speed,
+    vllm_prefill_calibration,
+    vllm_tensor_peak_tflops,
 )
 from .weights import WeightBreakdown, weight_bytes
 
@@ -730,6 +732,14 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     decode, aggregate = decode_speeds(model, hardware, scenario, plan, params, i)
     k, experts = i.experts_per_token, i.num_experts
     mean_context = scenario.depth + scenario.prompt / 2
+    # vLLM prefills in chunks of max_num_batched_tokens rows on its own kernels (throughput.py, "vLLM prefill");
+    # llama.cpp in micro-batches of -ub rows on the calibrated ones.
+    engine_prefill: dict[str, Any] = {"n_ubatch": scenario.n_ubatch}
+    if scenario.engine == "vllm":
+        chunk = (scenario.max_num_batched_tokens
+                 or vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name)[1])
+        engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": vllm_prefill_calibration(hardware),
+                          "peak_tflops": vllm_tensor_peak_tflops(hardware, quant_format(scenario.quant).name)}
     prefill = prefill_speed(
         flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,
         weight_bytes=i.reads.resident_weights, num_layers=i.num_layers,
@@ -737,8 +747,8 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
         routed_expert_bytes=i.reads.resident_experts, experts_per_token=k, num_experts=experts,
         weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=i.parallelism,
-        tp_allreduce_bytes_per_token=i.allreduce, n_ubatch=scenario.n_ubatch,
-        ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs)
+        tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
+        **engine_prefill)
     return Speeds(decode, aggregate, prefill)
 
 

@@ -214,6 +214,42 @@ def tensor_peak_tflops(hardware: HardwareSpec) -> float | None:
     return peak
 
 
+# ------------------------------------------------------------------------------------------------ vLLM prefill
+# vLLM's prefill runs other kernels than llama.cpp's: cuBLAS/CUTLASS GEMMs (Hopper's wgmma included), FP8 W8A8
+# GEMMs where the tensor cores have FP8, FlashAttention, and chunks of max_num_batched_tokens rows (8,192 for
+# `vllm serve` on GPUs of 70 GiB or more except A100s, else 2,048: runtime.vllm_scheduler_defaults) instead of
+# 512-token micro-batches. llama.cpp's calibration made vLLM's prefill 2.2-2.4× too slow on an H100
+# (bench/data/vllm_prefill.csv).
+#
+# Architectures with FP8 tensor cores at twice the FP16/BF16 rate at the same (FP32) accumulation: Ada, Hopper and
+# Blackwell (NVIDIA architecture whitepapers: RTX 4090 165.2 → 330.3 dense TFLOPS with FP32 accumulate, H100 SXM
+# 989.4 → 1,978.9), CDNA3 and CDNA4 (AMD: MI300X 1,307.4 → 2,614.9). vLLM runs FP8 W8A8 on them (its quantization
+# table: Ada, Hopper, AMD GPUs); Ampere runs FP8 checkpoints weight-only (W8A16, FP8 Marlin) at the BF16 rate.
+FP8_TENSOR_ARCHITECTURES = frozenset({"ada", "hopper", "blackwell", "blackwell-datacenter", "cdna3", "cdna4"})
+VLLM_FP8_COMPUTE_FORMATS = frozenset({"FP8", "FP8_FP4"})
+# Share of vllm_tensor_peak_tflops() vLLM's prefill reaches (dense GEMMs and attention together), fitted on the
+# H100 single-request TTFTs of bench/data/vllm_prefill.csv by `python -m bench.vllm_prefill_accuracy --fit`. Only
+# CUDA rows were found; ROCm and the other backends take it too (stated on the methodology page, not measured).
+VLLM_PREFILL_EFFICIENCY = 0.62
+
+
+def vllm_tensor_peak_tflops(hardware: HardwareSpec, quant: str) -> float | None:
+    """Dense tensor TFLOPS vLLM's prefill GEMMs run at: the BF16/FP16 rate with FP32 accumulation (``fp16_tflops``;
+    cuBLAS and CUTLASS accumulate in FP32, so a GeForce card's doubled FP16-accumulate rate does not apply), twice
+    that for FP8 checkpoints on FP8_TENSOR_ARCHITECTURES. AWQ/GPTQ/GGUF/MXFP4 weights are dequantized into BF16
+    GEMMs. None when no TFLOPS figure is published."""
+    if not hardware.fp16_tflops:
+        return None
+    if quant in VLLM_FP8_COMPUTE_FORMATS and hardware.architecture in FP8_TENSOR_ARCHITECTURES:
+        return 2 * hardware.fp16_tflops
+    return hardware.fp16_tflops
+
+
+def vllm_prefill_calibration(hardware: HardwareSpec) -> BackendCalibration:
+    """The backend's calibration with vLLM's prefill efficiency (VLLM_PREFILL_EFFICIENCY)."""
+    return replace(calibration_for(hardware), compute_efficiency=VLLM_PREFILL_EFFICIENCY)
+
+
 def backend_class(hardware: HardwareSpec) -> BackendClass:
     return hardware.backend if hardware.backend in ("cuda", "rocm", "metal", "vulkan") else "other"  # type: ignore[return-value]
 
@@ -581,6 +617,7 @@ def prefill_speed(
     n_batch: int = DEFAULT_BATCH,
     calibration: BackendCalibration | None = None,
     ram_bandwidth_gbs: float | None = None,
+    peak_tflops: float | None = None,
 ) -> PrefillSpeed:
     """Prompt tokens/s for a `prompt`-token prompt, and the time to first token.
 
@@ -594,6 +631,7 @@ def prefill_speed(
     weight_bytes_ram: offloaded weights; llama.cpp streams them to the GPU over PCIe once per micro-batch. Every
         GPU reads them from the same system RAM (``ram_bandwidth_gbs``, DEFAULT_RAM_BANDWIDTH_GBS when None), so
         micro-batches pipelined over several GPUs (layer split) stream at most that fast together.
+    peak_tflops: the tensor peak the GEMMs run at; tensor_peak_tflops() (llama.cpp's kernels) when None.
     """
     _check_positive("prompt", prompt)
     _check_positive("n_ubatch", n_ubatch)
@@ -631,7 +669,7 @@ def prefill_speed(
         memory_s=memory_s, transfer_s=transfer_s, weight_bytes_ram=weight_bytes_ram,
         host_link_gbs=host_link_gbs(hardware),
     )
-    peak_tflops = tensor_peak_tflops(hardware)
+    peak_tflops = tensor_peak_tflops(hardware) if peak_tflops is None else peak_tflops
     if peak_tflops is None:
         return PrefillSpeed(tokens_per_s=None, ttft_ms=None, bound=None, compute_s=None,
                             note="FP16 TFLOPS not published for this hardware", **result)
