@@ -67,7 +67,7 @@ from .throughput import (
     decode_speed,
     host_link_gbs,
     prefill_speed,
-    vllm_prefill_calibration,
+    vllm_calibration,
     vllm_tensor_peak_tflops,
 )
 from .weights import WeightBreakdown, weight_bytes
@@ -710,6 +710,11 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
     i = inputs or _speed_inputs(model, scenario, plan, params)
     reads = i.reads
     offload_gbs = offloaded_read_gbs(hardware, scenario)
+    # vLLM's batched decode steps multiply on cuBLAS/CUTLASS like its prefill (throughput.py, "vLLM prefill").
+    kernels: dict[str, Any] = {}
+    if scenario.engine == "vllm":
+        kernels = {"calibration": vllm_calibration(hardware),
+                   "peak_tflops": vllm_tensor_peak_tflops(hardware, quant_format(scenario.quant).name)}
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
         kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=scenario.gpus,
@@ -722,7 +727,7 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
         weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
         experts_per_token=i.experts_per_token, num_experts=i.num_experts, gpus=scenario.gpus,
         parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=offload_gbs,
-        moe_layers=i.moe_layers)
+        moe_layers=i.moe_layers, **kernels)
     return decode, aggregate
 
 
@@ -738,7 +743,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     if scenario.engine == "vllm":
         chunk = (scenario.max_num_batched_tokens
                  or vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name)[1])
-        engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": vllm_prefill_calibration(hardware),
+        engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": vllm_calibration(hardware),
                           "peak_tflops": vllm_tensor_peak_tflops(hardware, quant_format(scenario.quant).name)}
     prefill = prefill_speed(
         flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,

@@ -245,8 +245,9 @@ def vllm_tensor_peak_tflops(hardware: HardwareSpec, quant: str) -> float | None:
     return hardware.fp16_tflops
 
 
-def vllm_prefill_calibration(hardware: HardwareSpec) -> BackendCalibration:
-    """The backend's calibration with vLLM's prefill efficiency (VLLM_PREFILL_EFFICIENCY)."""
+def vllm_calibration(hardware: HardwareSpec) -> BackendCalibration:
+    """The backend's calibration with vLLM's GEMM efficiency (VLLM_PREFILL_EFFICIENCY, the only one measured: its
+    batched decode steps multiply with the same kernels)."""
     return replace(calibration_for(hardware), compute_efficiency=VLLM_PREFILL_EFFICIENCY)
 
 
@@ -749,6 +750,7 @@ def aggregate_decode(
     ram_bandwidth_gbs: float | None = None,
     moe_layers: int = 0,
     calibration: BackendCalibration | None = None,
+    peak_tflops: float | None = None,
 ) -> AggregateDecode:
     """Decode throughput of `batch` concurrent streams (continuous batching, one token per stream per step).
 
@@ -757,6 +759,7 @@ def aggregate_decode(
     the step takes the longer of the memory and compute times (roofline) plus the fixed per-layer costs.
     weight_bytes_gpu / weight_bytes_ram are the one-token bytes as for ``decode_speed``;
     routed_expert_bytes_total is every routed expert's bytes (GPU and RAM), used to scale MoE reads with batch.
+    peak_tflops: the tensor peak the GEMMs run at; tensor_peak_tflops() (llama.cpp's kernels) when None.
     """
     _check_positive("batch", batch)
     single = decode_speed(
@@ -790,7 +793,7 @@ def aggregate_decode(
 
     compute_s = None
     note = ""
-    peak_tflops = tensor_peak_tflops(hardware)
+    peak_tflops = tensor_peak_tflops(hardware) if peak_tflops is None else peak_tflops
     if peak_tflops is not None:
         # The GPUs multiply only the weights they hold: llama.cpp runs the layers (or experts) left in system RAM
         # on the CPU, whose time is the RAM term of fixed_s (ggml's CPU backend, memory-bound at decode). Charging

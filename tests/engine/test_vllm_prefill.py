@@ -71,3 +71,16 @@ def test_the_efficiency_is_the_fit_and_the_errors_are_the_reported_ones():
     assert all(-0.06 < errors[("fp8-kv-cache-h100", n)] < 0 for n in (49_152, 65_536, 81_920, 98_304))
     assert errors[("issue-20469-a100", 16_000)] == pytest.approx(-0.134, abs=0.005)
     assert errors[("kubesimplify-pro6000", 1024)] == pytest.approx(-0.46, abs=0.005)
+
+
+def test_vllm_batched_decode_multiplies_at_the_same_rate():
+    # 64 streams of Llama 3.1 8B BF16 on an H100 under vLLM: each step multiplies 64 × 2 × 7,504,924,672 FLOPs at
+    # 989.4 TFLOPS × 0.62 (no attention term at depth 0); llama.cpp's step would use its mma.sync share of the peak.
+    result = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("h100-80gb-sxm"),
+                      Scenario(engine="vllm", quant="BF16", kv_dtype="auto", batch=64, context=2048))
+    aggregate = result.aggregate_decode
+    assert aggregate.batch == 64 and aggregate.compute_efficiency == 0.62
+    assert aggregate.step_compute_s == pytest.approx(64 * 15_009_849_344 / (989.4 * TFLOP * 0.62), rel=1e-12)
+    llama_cpp = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("h100-80gb-sxm"),
+                         Scenario(quant="Q8_0", batch=64, context=2048)).aggregate_decode
+    assert llama_cpp.compute_efficiency == throughput.CALIBRATION["cuda"].compute_efficiency
