@@ -688,7 +688,12 @@ def test_cloud_and_recommendations_hold_the_model_without_the_visitors_offload(c
     speed = f"~{pro.decode.tokens_per_s:.1f} tok/s"
     text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="offload=10"))
     assert f"RTX PRO 6000 Blackwell at $0.66/h ({speed} there)" in text
-    assert f"96 GB · ~$8,500 · {speed}" in text
+    # The best single accelerator to buy (since its price is sourced, an RTX 6000 Ada) at its own speed holding it.
+    best = catalog.recommendations(catalog.model("llama-3-3-70b-instruct"), Scenario()).best_single.choice.hardware
+    on_best = catalog.estimate(catalog.model("llama-3-3-70b-instruct"), best, Scenario())
+    assert on_best.placement.offloaded_bytes == 0
+    assert (f"{best.name} {best.memory_gb:g} GB · ~${best.price_usd:,.0f} · ~{on_best.decode.tokens_per_s:.1f} tok/s"
+            in text)
 
 
 def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(client):
