@@ -109,8 +109,9 @@ def section() -> dict:
     """Rows and summary for bench/accuracy.py's snapshot (the methodology page). The check rows are scored; the
     fit rows, which set the constant, are listed with their errors but not scored."""
     result = summary()
-    rows = [{"set": p.row.set, "role": p.row.role, "accelerator": p.row.accelerator, "gpus": p.row.gpus,
-             "model": p.row.model, "quant": p.row.quant, "vllm": p.row.vllm, "prompt_tokens": p.row.prompt_tokens,
+    rows = [{"set": p.row.set, "role": p.row.role, "accelerator": p.row.accelerator,
+             "accelerator_name": hardware_spec(p.row.accelerator).name, "gpus": p.row.gpus,
+             "model": p.row.model, "model_name": model_spec(p.row.model).name, "quant": p.row.quant, "vllm": p.row.vllm, "prompt_tokens": p.row.prompt_tokens,
              "chunk": p.chunk, "measured_ttft_ms": p.row.ttft_ms, "predicted_ttft_ms": p.ttft_ms, "error": p.error,
              "scored": p.row.role == "check", "reading": p.row.reading, "source": p.row.source}
             for p in result["predictions"]]

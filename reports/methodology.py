@@ -184,6 +184,30 @@ def _source_url(label: str) -> str:
 
 
 @dataclass(frozen=True)
+class VllmPrefillFit:
+    """What the methodology page says about vLLM's fitted prefill efficiency, from the snapshot's rows."""
+
+    model_name: str  # the fit rows' model and accelerator (one setup)
+    accelerator_name: str
+    shortest_prompt: int
+    longest_prompt: int
+    error_at_shortest: float
+    error_at_longest: float
+    same_setup_checks: int  # check rows of the fit rows' model on their accelerator (another publication)
+    independent_checks: tuple[dict, ...]  # the other check rows, worst last
+
+
+def vllm_prefill_fit(rows: tuple[dict, ...]) -> VllmPrefillFit:
+    fit = sorted((r for r in rows if r["role"] == "fit"), key=lambda r: r["prompt_tokens"])
+    setups = {(r["model"], r["accelerator"]) for r in fit}
+    checks = [r for r in rows if r["role"] == "check"]
+    independent = [r for r in checks if (r["model"], r["accelerator"]) not in setups]
+    return VllmPrefillFit(fit[0]["model_name"], fit[0]["accelerator_name"], fit[0]["prompt_tokens"],
+                          fit[-1]["prompt_tokens"], fit[0]["error"], fit[-1]["error"],
+                          len(checks) - len(independent), tuple(sorted(independent, key=lambda r: abs(r["error"]))))
+
+
+@dataclass(frozen=True)
 class Accuracy:
     summaries: tuple[AccuracySummary, ...]
     weights_chart: ScatterChart
@@ -198,6 +222,7 @@ class Accuracy:
     speed_sources: tuple[Publication, ...]
     vllm_prefill_summary: dict  # bench/vllm_prefill_accuracy.section()'s summary: fit and check rows, errors
     vllm_prefill_rows: tuple[dict, ...]
+    vllm_prefill_fit: VllmPrefillFit
 
     def summary(self, key: str) -> AccuracySummary:
         return next(s for s in self.summaries if s.key == key)
@@ -255,6 +280,7 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         speed_sources=_publications([r["source"] for r in speed_rows]),
         vllm_prefill_summary=snapshot["vllm_prefill"]["summary"],
         vllm_prefill_rows=tuple(snapshot["vllm_prefill"]["rows"]),
+        vllm_prefill_fit=vllm_prefill_fit(tuple(snapshot["vllm_prefill"]["rows"])),
     )
 
 

@@ -5,7 +5,8 @@ templates, the translation catalogs and the catalog snapshot (every model's and 
 cyclic garbage collector walks the old ones again at every full collection, and an uncached report allocates enough
 to trigger about two collections: 3.2 ms of a 66 ms page (Python 3.12.1, 60 report states, gc.callbacks timing).
 ``gc.freeze()`` moves the objects alive at that moment into a permanent generation the collector skips (Python docs,
-"gc.freeze"); after it the same pages spent 1.2–1.5 ms in the collector. Raising the collection thresholds instead
+"gc.freeze"); after it the same pages spent 1.2–1.5 ms in the collector. The catalog snapshot is loaded after the
+freeze: it is replaced when an admin edits the catalog, and a frozen object is never collected. Raising the collection thresholds instead
 made pages slower (fewer but longer collections over cold memory), so the thresholds stay CPython's.
 
 The warm-up also moves work off the first request each worker serves: that visitor no longer waits for the
@@ -39,7 +40,9 @@ def project_template_names() -> list[str]:
 
 
 def warm_worker() -> int:
-    """Load what every request needs, then freeze the garbage collector's view of it; the objects frozen."""
+    """Load what every request needs, freeze the objects that live as long as the worker, then load the catalog
+    snapshot (not frozen: an admin edit replaces it, and a frozen snapshot's reference cycles would never be
+    collected). The objects frozen."""
     get_resolver().url_patterns  # noqa: B018 -- importing the URLconf imports the views and their modules
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
@@ -47,6 +50,9 @@ def warm_worker() -> int:
     engine = engines["django"]
     for name in project_template_names():
         engine.get_template(name)  # the cached loader keeps the compiled template for the worker's life
+    gc.collect()
+    gc.freeze()
+    frozen = gc.get_freeze_count()
     try:
         _version, snapshot = current_catalog()
         snapshot.hardware_by_memory, snapshot.offers, snapshot.quant_names  # noqa: B018 -- cached properties
@@ -59,6 +65,4 @@ def warm_worker() -> int:
     finally:
         # Requests run on gthread's pool threads, each with its own connection: this thread's would stay idle.
         connections.close_all()
-    gc.collect()
-    gc.freeze()
-    return gc.get_freeze_count()
+    return frozen

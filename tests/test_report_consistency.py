@@ -88,6 +88,13 @@ def test_context_table_keeps_an_offload_the_visitor_chose(client, lang, sentence
     assert float(on_gpu.replace(",", ".")) == round(plan.fit.gpu_demand_bytes / GIB, 2)
 
 
+def test_context_chart_on_unified_memory_ignores_an_offload_setting(client):
+    """A Mac has no separate system RAM: the page ignores offload=60 and so must the chart's sentence."""
+    text = text_of(client, url("llama-3-3-70b-instruct", "mac-studio-m3-ultra-256gb", query="offload=60"))
+    assert "the offload setting is ignored" in text
+    assert "as you chose" not in text
+
+
 def test_context_chart_under_automatic_offload_says_it_plots_without_it(client):
     """Llama 3.3 70B at Q4_K_M does not fit an RTX 4090, so the page offloads automatically; the chart shows where
     the GPU alone stops and says so, and a page that needs no offload does not."""
@@ -445,14 +452,15 @@ def test_meta_descriptions_have_no_stray_newline_and_say_when_nothing_holds_the_
 def test_meta_descriptions_fit_a_search_result(client, lang):
     """Search engines cut a description after about 160 characters; ours ran to 165-209 and lost their tail. The
     longest model names on the longest accelerator names, in each of the three report variants (runs: RTX PRO 6000;
-    more than it holds: RTX 3060; a format the backend does not run: the Atlas 300I Duo), the model, hardware,
-    home and methodology pages."""
+    more than it holds: RTX 3060; a format the backend does not run: the Atlas 300I Duo), the model, compare,
+    hardware, home and methodology pages."""
     _, catalog = current_catalog()
     longest_models = sorted(catalog.model_rows, key=lambda row: -len(row.name))[:6]
     longest_hardware = max(catalog.hardware.values(), key=lambda spec: len(spec.name))
     paths = [url(row.slug, hardware, lang) for row in longest_models
              for hardware in ("rtx-pro-6000-blackwell", "rtx-3060-12gb", "atlas-300i-duo-96gb", longest_hardware.slug)]
     paths += [f"/{lang}/model/{row.slug}/" for row in longest_models]
+    paths += [f"/{lang}/compare/{row.slug}/" for row in longest_models]
     paths += [f"/{lang}/hardware/{longest_hardware.slug}/", f"/{lang}/", f"/{lang}/methodology/"]
     for path in paths:
         body = client.get(path).content.decode()

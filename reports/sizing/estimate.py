@@ -69,6 +69,7 @@ from .throughput import (
     prefill_speed,
     vllm_calibration,
     vllm_tensor_peak_tflops,
+    vllm_tensor_peaks,
 )
 from .weights import WeightBreakdown, weight_bytes
 
@@ -376,15 +377,23 @@ VLLM_FORMATS_WITHOUT_KERNELS = {
 VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
 
 
+# Vendors whose accelerators vLLM reaches only through their own build or plugin (vLLM-MLU, vllm-metax, vLLM-Kunlun,
+# vLLM-MUSA, Hygon's DTK build): no column of vLLM's quantization table is theirs.
+VLLM_VENDOR_BUILD_VENDORS = frozenset({"Cambricon", "MetaX", "Kunlunxin", "Moore Threads", "Hygon"})
+
+
 def vllm_platform(hardware: HardwareSpec) -> str | None:
-    """The column of vLLM's quantization table the accelerator is in ("vendor-build" when it has none); None for
-    the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats)."""
+    """The column of vLLM's quantization table the accelerator is in ("vendor-build" for a catalog vendor that has
+    none); None for the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats) and for
+    hardware the catalog does not know (a visitor's own "other" accelerator: nothing is published either way)."""
+    if hardware.vendor in VLLM_VENDOR_BUILD_VENDORS:
+        return "vendor-build"
     if hardware.backend == "rocm":
         return "amd-gpu"
     if hardware.backend == "sycl":
         return "intel-gpu"
-    if hardware.backend == "other":
-        return "intel-gaudi" if hardware.architecture.startswith("gaudi") else "vendor-build"
+    if hardware.backend == "other" and hardware.architecture.startswith("gaudi"):
+        return "intel-gaudi"
     return None
 
 
@@ -399,8 +408,10 @@ def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
         return True  # an unknown format is refused by validate_scenario with its own message
     if platform == "vendor-build":
         return fmt.name in VLLM_SIXTEEN_BIT_FORMATS
-    name = "GGUF" if fmt.family in ("gguf", "gguf-dynamic") else fmt.name
-    return name not in VLLM_FORMATS_WITHOUT_KERNELS[platform]
+    names = {"GGUF"} if fmt.family in ("gguf", "gguf-dynamic") else {fmt.name}
+    if fmt.name == "FP8_FP4":
+        names.add("FP8")  # FP8 attention and dense layers beside its FP4 experts
+    return not names & VLLM_FORMATS_WITHOUT_KERNELS[platform]
 
 
 def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | None:
@@ -743,8 +754,10 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     if scenario.engine == "vllm":
         chunk = (scenario.max_num_batched_tokens
                  or vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name)[1])
+        peaks = vllm_tensor_peaks(hardware, quant_format(scenario.quant).name)
         engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": vllm_calibration(hardware),
-                          "peak_tflops": vllm_tensor_peak_tflops(hardware, quant_format(scenario.quant).name)}
+                          "peak_tflops": peaks.gemm, "attention_peak_tflops": peaks.attention,
+                          "expert_peak_tflops": peaks.experts}
     prefill = prefill_speed(
         flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,
         weight_bytes=i.reads.resident_weights, num_layers=i.num_layers,

@@ -225,7 +225,11 @@ def tensor_peak_tflops(hardware: HardwareSpec) -> float | None:
 # Blackwell (NVIDIA architecture whitepapers: RTX 4090 165.2 → 330.3 dense TFLOPS with FP32 accumulate, H100 SXM
 # 989.4 → 1,978.9), CDNA3 and CDNA4 (AMD: MI300X 1,307.4 → 2,614.9). vLLM runs FP8 W8A8 on them (its quantization
 # table: Ada, Hopper, AMD GPUs); Ampere runs FP8 checkpoints weight-only (W8A16, FP8 Marlin) at the BF16 rate.
+# Attention (FlashAttention over a BF16 cache) stays at the BF16 rate; so do an FP8_FP4 checkpoint's FP4 routed
+# experts on GPUs without FP4 tensor cores (Hopper runs them weight-only, W4A16), while Blackwell multiplies FP4
+# natively: counted at its FP8 rate there, a lower bound.
 FP8_TENSOR_ARCHITECTURES = frozenset({"ada", "hopper", "blackwell", "blackwell-datacenter", "cdna3", "cdna4"})
+FP4_TENSOR_ARCHITECTURES = frozenset({"blackwell", "blackwell-datacenter"})
 VLLM_FP8_COMPUTE_FORMATS = frozenset({"FP8", "FP8_FP4"})
 # Share of vllm_tensor_peak_tflops() vLLM's prefill reaches (dense GEMMs and attention together), fitted on the
 # H100 single-request TTFTs of bench/data/vllm_prefill.csv by `python -m bench.vllm_prefill_accuracy --fit`. Only
@@ -243,6 +247,26 @@ def vllm_tensor_peak_tflops(hardware: HardwareSpec, quant: str) -> float | None:
     if quant in VLLM_FP8_COMPUTE_FORMATS and hardware.architecture in FP8_TENSOR_ARCHITECTURES:
         return 2 * hardware.fp16_tflops
     return hardware.fp16_tflops
+
+
+@dataclass(frozen=True)
+class TensorPeaks:
+    """Dense tensor TFLOPS per kind of multiplication (None: no TFLOPS figure published)."""
+
+    gemm: float | None  # the weights' dense GEMMs
+    attention: float | None  # scores and values over the KV cache
+    experts: float | None  # routed experts' GEMMs
+
+
+def vllm_tensor_peaks(hardware: HardwareSpec, quant: str) -> TensorPeaks:
+    """vllm_tensor_peak_tflops for the GEMMs; the BF16 rate for attention; for FP8_FP4 the BF16 rate for its FP4
+    experts except on FP4_TENSOR_ARCHITECTURES."""
+    gemm = vllm_tensor_peak_tflops(hardware, quant)
+    bf16 = vllm_tensor_peak_tflops(hardware, "BF16")
+    experts = gemm
+    if quant == "FP8_FP4" and hardware.architecture not in FP4_TENSOR_ARCHITECTURES:
+        experts = bf16
+    return TensorPeaks(gemm, bf16, experts)
 
 
 def vllm_calibration(hardware: HardwareSpec) -> BackendCalibration:
@@ -619,6 +643,8 @@ def prefill_speed(
     calibration: BackendCalibration | None = None,
     ram_bandwidth_gbs: float | None = None,
     peak_tflops: float | None = None,
+    attention_peak_tflops: float | None = None,
+    expert_peak_tflops: float | None = None,
 ) -> PrefillSpeed:
     """Prompt tokens/s for a `prompt`-token prompt, and the time to first token.
 
@@ -633,6 +659,8 @@ def prefill_speed(
         GPU reads them from the same system RAM (``ram_bandwidth_gbs``, DEFAULT_RAM_BANDWIDTH_GBS when None), so
         micro-batches pipelined over several GPUs (layer split) stream at most that fast together.
     peak_tflops: the tensor peak the GEMMs run at; tensor_peak_tflops() (llama.cpp's kernels) when None.
+    attention_peak_tflops, expert_peak_tflops: the peaks of attention and of the routed experts when they differ
+        from the GEMMs' (vLLM: vllm_tensor_peaks); peak_tflops when None.
     """
     _check_positive("prompt", prompt)
     _check_positive("n_ubatch", n_ubatch)
@@ -675,11 +703,14 @@ def prefill_speed(
         return PrefillSpeed(tokens_per_s=None, ttft_ms=None, bound=None, compute_s=None,
                             note="FP16 TFLOPS not published for this hardware", **result)
 
-    peak = peak_tflops * TFLOP * calibration.compute_efficiency * parallel_gpus
-    dense_flops = (flops_per_token - routed_expert_flops_per_token + attention_flops_per_token) * rows
-    compute_s = dense_flops / (peak * dense_factor)
+    def rate(tflops: float | None) -> float:  # FLOP/s at the calibrated share of a peak (the GEMMs' by default)
+        return (tflops or peak_tflops) * TFLOP * calibration.compute_efficiency * parallel_gpus
+
+    gemm_flops = (flops_per_token - routed_expert_flops_per_token) * rows
+    compute_s = (gemm_flops / rate(peak_tflops) + attention_flops_per_token * rows / rate(attention_peak_tflops)
+                 ) / dense_factor
     if expert_factor is not None:
-        compute_s += routed_expert_flops_per_token * rows / (peak * expert_factor)
+        compute_s += routed_expert_flops_per_token * rows / (rate(expert_peak_tflops) * expert_factor)
 
     micro_batch_s = max(compute_s, memory_s) + transfer_s
     pipeline = _layer_split_pipeline_speedup(gpus, prompt, n_ubatch, n_batch) if parallelism == "layer" else 1.0

@@ -42,6 +42,13 @@ def pct(value, digits: int = 0) -> str:
 
 
 @register.filter
+def signed_pct(value, digits: int = 0) -> str:
+    """A signed fraction as a percentage, as errors read: +11 %, -1 %, 0 %."""
+    text = pct(value, digits)
+    return f"+{text}" if isinstance(value, int | float) and round(value * 100, int(digits)) > 0 else text
+
+
+@register.filter
 def day(value) -> str:
     """A date (or ISO date string) in the locale's medium format: 04.11.2026 / Nov 4, 2026."""
     if isinstance(value, str) and value:

@@ -195,7 +195,10 @@ def test_vllm_on_the_310p_runs_float16_only():
     # Llama 3.3 70B at AWQ: the 96 GB card was the cheapest single accelerator that holds it.
     picks = recommend_hardware(catalog.model("llama-3-3-70b-instruct"), Scenario(engine="vllm", quant="AWQ",
                                kv_dtype="auto"), hardware_catalog=catalog.accelerators(), offers=catalog.offers())
-    assert picks.best_single.choice.hardware.slug == "rtx-pro-6000-blackwell"
+    best = picks.best_single.choice.hardware
+    assert best.slug != "atlas-300i-duo-96gb"
+    assert estimate(catalog.model("llama-3-3-70b-instruct"), best,
+                    Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")).memory.format_runs
 
 
 @pytest.mark.parametrize("slug, runs, does_not_run", [
@@ -235,3 +238,18 @@ def test_vllm_recommendations_skip_accelerators_without_the_formats_kernels():
         assert multi.hardware.slug != "arc-pro-b60-24gb" and multi.hardware.backend == "cuda", quant
         assert estimate(catalog.model("qwen3-32b"), multi.hardware, replace(scenario, gpus=multi.count)
                         ).memory.format_runs
+
+
+def test_vllm_format_rules_for_fp8_fp4_hygon_and_hardware_the_catalog_does_not_know():
+    # DeepSeek-V4's FP8_FP4 holds FP8 layers: not on Gaudi, which has no FP8 W8A8 kernels in vLLM's table.
+    gaudi = catalog.accelerator("gaudi-3-128gb")
+    assert not estimate(catalog.model("deepseek-v4-flash"), gaudi,
+                        Scenario(engine="vllm", quant="FP8_FP4", kv_dtype="auto", gpus=4)).memory.format_runs
+    # Hygon's DCU runs a ROCm-like stack, but vLLM reaches it through Hygon's own build: not "AMD GPUs".
+    dcu = catalog.accelerator("dcu-k100-ai-64gb")
+    assert codes(estimate(catalog.model("llama-3-1-8b-instruct"), dcu,
+                          Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")))["vllm_format_not_published"]
+    # A visitor's own accelerator with backend "other": nothing is published either way, so nothing is refused.
+    own = HardwareSpec(slug="custom", name="My box", vendor="", memory_gb=48, bandwidth_gbs=800, backend="other")
+    assert estimate(catalog.model("llama-3-1-8b-instruct"), own,
+                    Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")).memory.format_runs

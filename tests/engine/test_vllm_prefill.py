@@ -84,3 +84,25 @@ def test_vllm_batched_decode_multiplies_at_the_same_rate():
     llama_cpp = estimate(catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("h100-80gb-sxm"),
                          Scenario(quant="Q8_0", batch=64, context=2048)).aggregate_decode
     assert llama_cpp.compute_efficiency == throughput.CALIBRATION["cuda"].compute_efficiency
+
+
+def test_fp8_doubles_the_gemms_not_the_attention():
+    # Llama 3.1 8B FP8 on an H100, 32K prompt: the weights' GEMMs at 2 × 989.4 TFLOPS, attention over the BF16 cache
+    # at 989.4. Doubling both made FP8 exactly twice as fast as BF16 however long the prompt.
+    p = _prefill("llama-3-1-8b-instruct", "h100-80gb-sxm", engine="vllm", quant="FP8", kv_dtype="auto",
+                 context=65_536, prompt=32_768)
+    factor = 8192 / (8192 + 96)
+    per_token = (p.flops_per_token / (2 * 989.4 * TFLOP * 0.62)
+                 + p.attention_flops_per_token / (989.4 * TFLOP * 0.62)) / factor
+    assert p.ttft_ms == pytest.approx(32_768 * per_token * 1e3, rel=1e-12)
+    bf16 = _prefill("llama-3-1-8b-instruct", "h100-80gb-sxm", engine="vllm", quant="BF16", kv_dtype="auto",
+                    context=65_536, prompt=32_768)
+    assert 1.3 < bf16.ttft_ms / p.ttft_ms < 1.7  # attention is a third of the FLOPs at 32K
+
+
+@pytest.mark.parametrize("hardware, expert_rate", [("h100-80gb-sxm", 989.4), ("b200-180gb", 2 * 2250)])
+def test_fp8_fp4_experts_run_at_the_bf16_rate_without_fp4_tensor_cores(hardware, expert_rate):
+    peaks = throughput.vllm_tensor_peaks(catalog.accelerator(hardware), "FP8_FP4")
+    assert peaks.gemm == 2 * catalog.accelerator(hardware).fp16_tflops
+    assert peaks.attention == catalog.accelerator(hardware).fp16_tflops
+    assert peaks.experts == pytest.approx(expert_rate)
