@@ -189,3 +189,24 @@ def test_page_shows_the_fitted_constants_and_the_sources(page_html):
 
 def test_methodology_page_answers_get_only(client):
     assert client.post(reverse("reports:methodology")).status_code == 405
+
+
+def test_vllm_prefill_paragraph_figures_come_from_the_snapshot_rows():
+    rows = tuple(methodology.load_snapshot()["vllm_prefill"]["rows"])
+    fit = methodology.vllm_prefill_fit(rows)
+    fit_rows = sorted((r for r in rows if r["role"] == "fit"), key=lambda r: r["prompt_tokens"])
+    assert (fit.shortest_prompt, fit.longest_prompt) == (fit_rows[0]["prompt_tokens"], fit_rows[-1]["prompt_tokens"])
+    assert (fit.error_at_shortest, fit.error_at_longest) == (fit_rows[0]["error"], fit_rows[-1]["error"])
+    # Other publications: four rows of the fit's own model and GPU, two independent ones (AWQ on an A100, a
+    # four-GPU MoE), listed worst last.
+    assert fit.same_setup_checks == 4
+    assert [(r["model"], r["accelerator"]) for r in fit.independent_checks] == [
+        ("qwen3-14b", "a100-80gb-sxm"), ("qwen3-235b-a22b-instruct-2507", "rtx-pro-6000-blackwell")]
+
+
+def test_signed_percentages_read_as_errors():
+    from django.utils import translation
+
+    from reports.templatetags.fmt import signed_pct
+    with translation.override("de"):
+        assert (signed_pct(0.106), signed_pct(-0.46), signed_pct(0.0004)) == ("+11\xa0%", "-46\xa0%", "0\xa0%")  # Babel: no-break space before %
