@@ -60,15 +60,16 @@ from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
     AggregateDecode,
+    BackendCalibration,
     DecodeSpeed,
     PrefillSpeed,
+    TensorPeaks,
     aggregate_decode,
     attention_flops_per_token,
     decode_speed,
     host_link_gbs,
     prefill_speed,
     vllm_calibration,
-    vllm_tensor_peak_tflops,
     vllm_tensor_peaks,
 )
 from .weights import WeightBreakdown, weight_bytes
@@ -371,15 +372,11 @@ VLLM_FORMATS_WITHOUT_KERNELS = {
     "intel-gpu": frozenset({"GGUF"}),
     "intel-gaudi": frozenset({"AWQ", "GPTQ", "FP8", "GGUF"}),
 }
-# 16-bit checkpoints: what every vLLM build loads. The table has no column for accelerators vLLM reaches only
-# through their vendor's build or plugin (Cambricon, MetaX, Kunlunxin, Moore Threads): what those run beyond the
-# 16-bit checkpoint is not published, so only that is counted as running there.
-VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
-
-
 # Vendors whose accelerators vLLM reaches only through their own build or plugin (vLLM-MLU, vllm-metax, vLLM-Kunlun,
-# vLLM-MUSA, Hygon's DTK build): no column of vLLM's quantization table is theirs.
+# vLLM-MUSA, Hygon's DTK build): no column of vLLM's quantization table is theirs, and what those builds run beyond
+# the 16-bit checkpoint every vLLM build loads is not published, so only that is counted as running there.
 VLLM_VENDOR_BUILD_VENDORS = frozenset({"Cambricon", "MetaX", "Kunlunxin", "Moore Threads", "Hygon"})
+VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
 
 
 def vllm_platform(hardware: HardwareSpec) -> str | None:
@@ -724,8 +721,8 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
     # vLLM's batched decode steps multiply on cuBLAS/CUTLASS like its prefill (throughput.py, "vLLM prefill").
     kernels: dict[str, Any] = {}
     if scenario.engine == "vllm":
-        kernels = {"calibration": vllm_calibration(hardware),
-                   "peak_tflops": vllm_tensor_peak_tflops(hardware, quant_format(scenario.quant).name)}
+        calibration, peaks = _vllm_kernels(hardware, scenario)
+        kernels = {"calibration": calibration, "peak_tflops": peaks.gemm}
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
         kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=scenario.gpus,
@@ -742,6 +739,11 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
     return decode, aggregate
 
 
+def _vllm_kernels(hardware: HardwareSpec, scenario: Scenario) -> tuple[BackendCalibration, TensorPeaks]:
+    """vLLM's GEMM efficiency and tensor peaks for the scenario's weight format (throughput.py, "vLLM prefill")."""
+    return vllm_calibration(hardware), vllm_tensor_peaks(hardware, quant_format(scenario.quant).name)
+
+
 def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
                     params: ParameterCount) -> Speeds:
     i = _speed_inputs(model, scenario, plan, params)
@@ -754,8 +756,8 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     if scenario.engine == "vllm":
         chunk = (scenario.max_num_batched_tokens
                  or vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name)[1])
-        peaks = vllm_tensor_peaks(hardware, quant_format(scenario.quant).name)
-        engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": vllm_calibration(hardware),
+        calibration, peaks = _vllm_kernels(hardware, scenario)
+        engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": calibration,
                           "peak_tflops": peaks.gemm, "attention_peak_tflops": peaks.attention,
                           "expert_peak_tflops": peaks.experts}
     prefill = prefill_speed(
