@@ -179,6 +179,21 @@ def test_with_several_streams_the_cost_names_the_offer_cheapest_for_them(client,
     assert number(line.group(4)) == result.batch_cost.offer.hourly_usd
 
 
+@pytest.mark.parametrize("lang, sentence, chunk", [
+    ("en", "Not at all in this configuration: vLLM on Instinct MI300X 192GB does not run AWQ models.",
+     "vLLM prefills in chunks of up to 8,192 tokens"),
+    ("de", "vLLM auf Instinct MI300X 192GB führt keine AWQ-Modelle aus", "Abschnitten von bis zu 8.192 Tokens"),
+])
+def test_a_vllm_page_names_vllm_and_its_chunk(client, lang, sentence, chunk):
+    """The FAQ said "llama.cpp on Instinct MI300X does not run AWQ models" on a vLLM page, and the prefill text gave
+    the 4,096-token prompt as vLLM's chunk (max_num_batched_tokens is 8,192 on an MI300X)."""
+    page = url("llama-3-3-70b-instruct", "instinct-mi300x-192gb", lang, "engine=vllm&kv_dtype=f16&quant=")
+    text = text_of(client, page + "AWQ")
+    assert sentence in text and "llama.cpp on Instinct" not in text
+    text = text_of(client, page + "FP8")
+    assert chunk in text
+
+
 def test_unknown_power_draw_is_not_zero_watts(client):
     text = text_of(client, url("deepseek-v3-0324", "mac-studio-m3-ultra-512gb"))
     assert " 0 W at " not in text

@@ -585,6 +585,7 @@ class PrefillSpeed:
     # inputs
     prompt: int
     micro_batch: int
+    chunk_tokens: int  # the micro-batch / chunk limit (llama.cpp -ub, vLLM max_num_batched_tokens); micro_batch ≤ it
     flops_per_token: float
     attention_flops_per_token: float
     routed_expert_flops_per_token: float
@@ -689,7 +690,7 @@ def prefill_speed(
         expert_factor = _gemm_width_factor(rows * experts_per_token / num_experts, calibration.gemm_half_width)
 
     result = dict(
-        prompt=prompt, micro_batch=rows, flops_per_token=flops_per_token,
+        prompt=prompt, micro_batch=rows, chunk_tokens=n_ubatch, flops_per_token=flops_per_token,
         attention_flops_per_token=attention_flops_per_token,
         routed_expert_flops_per_token=routed_expert_flops_per_token, weight_bytes_read=bytes_read, gpus=gpus,
         parallelism=parallelism, fp16_tflops=hardware.fp16_tflops, backend_class=backend_class(hardware),

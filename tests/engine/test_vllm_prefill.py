@@ -106,3 +106,8 @@ def test_fp8_fp4_experts_run_at_the_bf16_rate_without_fp4_tensor_cores(hardware,
     assert peaks.gemm == 2 * catalog.accelerator(hardware).fp16_tflops
     assert peaks.attention == catalog.accelerator(hardware).fp16_tflops
     assert peaks.experts == pytest.approx(expert_rate)
+
+
+def test_the_chunk_is_max_num_batched_tokens_even_when_the_prompt_fits_in_one():
+    p = _prefill("llama-3-1-8b-instruct", "h100-80gb-sxm", engine="vllm", quant="BF16", kv_dtype="auto")
+    assert (p.prompt, p.micro_batch, p.chunk_tokens) == (4096, 4096, 8192)
