@@ -194,6 +194,30 @@ def test_a_vllm_page_names_vllm_and_its_chunk(client, lang, sentence, chunk):
     assert chunk in text
 
 
+def test_a_vllm_batch_page_says_what_its_total_and_its_verdict_count(client):
+    """Llama 3.1 8B FP8 × 16 under vLLM on a 16 GB card read "Fits with safe headroom" beside 26.43 GiB of 16 GB
+    (165 %): the total counts all 16 full-context sequences, the verdict what vLLM starts with. The page now says
+    so, and the start-up demand plus the headroom it states is the usable memory."""
+    _, catalog = current_catalog()
+    scenario = Scenario(engine="vllm", quant="FP8", kv_dtype="f16", batch=16)
+    result = catalog.estimate(catalog.model("llama-3-1-8b-instruct"), catalog.hardware["rtx-4060-ti-16gb"], scenario)
+    assert result.fit.fits and result.fit.required_bytes > result.fit.usable_bytes_per_gpu
+    held = result.aggregate_decode.batch
+    assert held < 16
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4060-ti-16gb", "en",
+                               "engine=vllm&quant=FP8&kv_dtype=f16&batch=16"))
+    demand = round(result.fit.fullest_gpu_demand_bytes / GIB, 2)
+    assert (f"That total counts all 16 sequences at full context. vLLM starts with {demand:.2f} GiB per GPU"
+            in text)
+    assert f"its KV pool then holds {held} of the 16 sequences at once" in text
+    m = re.search(r"it starts with ([\d.]+) GiB .*?, leaving ([\d.]+) GiB of headroom for more sequences", text)
+    assert float(m.group(1)) + float(m.group(2)) == pytest.approx(result.fit.usable_bytes_per_gpu / GIB, abs=0.011)
+    # Two A100s hold all 16: no queue sentence.
+    text = text_of(client, url("llama-3-3-70b-instruct", "a100-80gb-sxm", "de",
+                               "engine=vllm&quant=FP8&kv_dtype=f16&batch=16&gpus=2"))
+    assert "sein KV-Pool fasst alle 16 gleichzeitig" in text and "warten in seiner Warteschlange" not in text
+
+
 def test_unknown_power_draw_is_not_zero_watts(client):
     text = text_of(client, url("deepseek-v3-0324", "mac-studio-m3-ultra-512gb"))
     assert " 0 W at " not in text
