@@ -210,6 +210,8 @@ def test_a_vllm_batch_page_says_what_its_total_and_its_verdict_count(client):
     assert (f"That total counts all 16 sequences at full context. vLLM starts with {demand:.2f} GiB per GPU"
             in text)
     assert f"its KV pool then holds {held} of the 16 sequences at once" in text
+    # The chart table and the matrix mark ✓ by the same start-up demand, beside totals for all 16: they say so.
+    assert text.count("Under vLLM with 16 sequences, the verdicts are for what vLLM starts with") == 2
     m = re.search(r"it starts with ([\d.]+) GiB .*?, leaving ([\d.]+) GiB of headroom for more sequences", text)
     assert float(m.group(1)) + float(m.group(2)) == pytest.approx(result.fit.usable_bytes_per_gpu / GIB, abs=0.011)
     # Two A100s hold all 16: no queue sentence.
