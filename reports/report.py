@@ -269,6 +269,13 @@ class ReportPage:
         return self.model.compressed_attention is not None and vllm_lacks_compressed_attention(self.hardware)
 
     @property
+    def vllm_streams_share_a_pool(self) -> bool:
+        """vLLM with several sequences and a known KV cache: the page's totals count every sequence at full context,
+        its verdicts what vLLM starts with (one full-context sequence), and it says so."""
+        e = self.estimate
+        return e is not None and e.scenario.engine == "vllm" and e.scenario.batch > 1 and e.kv is not None
+
+    @property
     def vllm_unavailable(self) -> bool:
         """vLLM has no backend for this accelerator (Apple GPUs): the launch section says so instead of a command."""
         return not engine_runs_on("vllm", self.hardware)
