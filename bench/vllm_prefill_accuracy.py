@@ -5,7 +5,7 @@
 
 Every row is one request alone on the server (concurrency 1, no prefix-cache hit): its TTFT is the prompt's prefill.
 The prediction is the whole engine's (reports/sizing/estimate.py), on the catalog's seed specs of the model and the
-accelerator, with vLLM's defaults (max_num_batched_tokens of `vllm serve` for that GPU, gpu_memory_utilization
+accelerator (bench/seed_catalog.py), with vLLM's defaults (max_num_batched_tokens of `vllm serve` for that GPU, gpu_memory_utilization
 0.9), the row's GPU count as tensor parallelism and a context that holds the prompt.
 
 Rows marked "fit" set the one constant; "check" rows are other publications, other models, other GPUs, and nothing is
@@ -16,22 +16,18 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import statistics
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from unittest import mock
 
+from bench import seed_catalog
 from reports.sizing import throughput
-from reports.sizing.config_parser import parse_config
 from reports.sizing.estimate import estimate
-from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+from reports.sizing.specs import Scenario
 
 DATA = Path(__file__).resolve().parent / "data" / "vllm_prefill.csv"
-SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed"
-HARDWARE_FIELDS = set(HardwareSpec.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
@@ -68,23 +64,11 @@ def load() -> list[Measurement]:
                                "ttft_ms": float(row["ttft_ms"])}) for row in csv.DictReader(handle)]
 
 
-@cache
-def model_spec(slug: str) -> ModelSpec:
-    row = next(row for row in json.loads((SEED / "models.json").read_text()) if row["slug"] == slug)
-    return parse_config(row["config"], slug=slug, name=row["name"])
-
-
-@cache
-def hardware_spec(slug: str) -> HardwareSpec:
-    row = next(row for row in json.loads((SEED / "accelerators.json").read_text()) if row["slug"] == slug)
-    return HardwareSpec(**{key: value for key, value in row.items() if key in HARDWARE_FIELDS and value is not None})
-
-
 def predict(row: Measurement) -> Prediction:
     context = 1 << (row.prompt_tokens + 1024 - 1).bit_length()  # a power of two that holds the prompt
     scenario = Scenario(engine="vllm", quant=row.quant, kv_dtype="auto", gpus=row.gpus, context=context,
                         prompt=row.prompt_tokens)
-    prefill = estimate(model_spec(row.model), hardware_spec(row.accelerator), scenario).prefill
+    prefill = estimate(seed_catalog.model(row.model), seed_catalog.accelerator(row.accelerator), scenario).prefill
     return Prediction(row, prefill.ttft_ms, prefill.bound, prefill.micro_batch)
 
 
@@ -110,8 +94,8 @@ def section() -> dict:
     fit rows, which set the constant, are listed with their errors but not scored."""
     result = summary()
     rows = [{"set": p.row.set, "role": p.row.role, "accelerator": p.row.accelerator,
-             "accelerator_name": hardware_spec(p.row.accelerator).name, "gpus": p.row.gpus,
-             "model": p.row.model, "model_name": model_spec(p.row.model).name, "quant": p.row.quant, "vllm": p.row.vllm, "prompt_tokens": p.row.prompt_tokens,
+             "accelerator_name": seed_catalog.accelerator(p.row.accelerator).name, "gpus": p.row.gpus,
+             "model": p.row.model, "model_name": seed_catalog.model(p.row.model).name, "quant": p.row.quant, "vllm": p.row.vllm, "prompt_tokens": p.row.prompt_tokens,
              "chunk": p.chunk, "measured_ttft_ms": p.row.ttft_ms, "predicted_ttft_ms": p.ttft_ms, "error": p.error,
              "scored": p.row.role == "check", "reading": p.row.reading, "source": p.row.source}
             for p in result["predictions"]]

@@ -11,7 +11,7 @@ from reports.sizing.errors import SizingError
 from reports.sizing.estimate import GIB, estimate, plan_memory
 from reports.sizing.fit import TIGHT_BUFFER
 from reports.sizing.specs import Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 CATALOG = catalog.accelerators()
 LLAMA_8B = "llama-3-1-8b-instruct"

@@ -286,7 +286,7 @@ def test_gemma4_moe_block_keeps_the_dense_mlp_beside_the_experts():
     # router 2816 × 128 = 360,448. Sliding layer: q 2816 × 16·256, k and v 2816 × 8·256; global layer (layer 5):
     # q 2816 × 16·512, k 2816 × 2·512 and no v (k_eq_v).
     from reports.sizing.parameters import count_parameters, tensor_inventory
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("gemma-4-26b-a4b-it")
     assert mixer_counts(spec) == {("sliding", "moe"): 25, ("full", "moe"): 5}
     assert spec.moe == MoeShape(128, 8, 704, 1, 2112) and spec.intermediate_size is None
@@ -395,7 +395,7 @@ def test_nemotron_latent_moe_runs_the_experts_in_the_latent():
     # 4096 × 512. Per block: experts 512 × 2 × 1024 × 2688 = 2,818,572,288; latent 2 × 4096 × 1024 = 8,388,608;
     # shared 2 × 4096 × 5376 = 44,040,192; router 2,097,152.
     from reports.sizing.parameters import tensor_inventory
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
     assert spec.moe == MoeShape(512, 22, 2688, 1, 5376, latent_size=1024)
     block = [t for t in tensor_inventory(spec) if t.layer == 1]  # "E" is the second letter of the pattern
@@ -410,7 +410,7 @@ def test_nemotron_latent_moe_runs_the_experts_in_the_latent():
 
 def test_nemotron_blocks_from_layers_block_type_without_num_hidden_layers():
     # Nemotron 3 Ultra's config.json lists its 108 blocks in layers_block_type and has no num_hidden_layers.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("nemotron-3-ultra-550b-a55b")
     assert spec.num_layers == 108 and mixer_counts(spec)[("full", "none")] == 12
     assert round(count_parameters(spec).total / 1e9, 1) == 549.3

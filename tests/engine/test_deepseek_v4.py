@@ -19,7 +19,7 @@ from reports.sizing.parameters import count_parameters
 from reports.sizing.runtime import DSV4_ALLOCATOR_OVERHEAD, llama_cpp_buffers
 from reports.sizing.specs import Scenario
 from reports.sizing.weights import weight_bytes
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 FLASH = "deepseek-v4-flash"
 H, HEADS, HEAD, Q_LORA, GROUPS, O_LORA = 4096, 64, 512, 1024, 8, 1024

@@ -181,7 +181,7 @@ def test_several_gpus_split_a_moe_model_by_layer_size_before_moving_experts():
     from reports.launch import llama_cpp_command
     from reports.sizing.estimate import estimate, plan_memory
     from reports.sizing.fit import place_llama_cpp
-    from tests.engine import seed_catalog as catalog
+    from bench import seed_catalog as catalog
 
     model, gpu = catalog.model("qwen3-235b-a22b-instruct-2507"), catalog.accelerator("rtx-3090")
     scenario = Scenario(gpus=4)
@@ -207,7 +207,7 @@ def test_a_split_by_layer_size_can_avoid_offload_altogether():
     """Gemma 3 27B at Q5_K_M and 128K on 2 × 16 GB: the even split overfills the GPU with the output head; 33 and
     30 slots fit both GPUs, so nothing moves to system RAM and the verdict is taken on that split."""
     from reports.sizing.estimate import plan_memory
-    from tests.engine import seed_catalog as catalog
+    from bench import seed_catalog as catalog
 
     plan = plan_memory(catalog.model("gemma-3-27b-it"), catalog.accelerator("rtx-4060-ti-16gb"),
                        Scenario(quant="Q5_K_M", context=131_072, gpus=2))
@@ -220,7 +220,7 @@ def _demand_of(plan):
     """The LlamaCppDemand a plan was placed from (estimate._plan_llama_cpp's inputs)."""
     from reports.sizing.estimate import _kv_per_block
     from reports.sizing.fit import LlamaCppDemand
-    from tests.engine import seed_catalog as catalog
+    from bench import seed_catalog as catalog
 
     model = catalog.model("qwen3-235b-a22b-instruct-2507")
     return LlamaCppDemand(plan.layout, _kv_per_block(model, plan.kv, plan.layout), plan.runtime.device_bytes,

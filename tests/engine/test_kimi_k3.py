@@ -16,7 +16,7 @@ from reports.sizing.kv_cache import kv_cache
 from reports.sizing.parameters import count_parameters, tensor_inventory
 from reports.sizing.weights import sized_tensors
 from reports.sizing.specs import Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 H, HEADS, HEAD, CONV = 7168, 96, 128, 4
 WIDTH = HEADS * HEAD  # 12,288

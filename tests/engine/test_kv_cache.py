@@ -290,7 +290,7 @@ def test_qwen3_5_27b_charges_only_its_16_full_attention_layers():
     # unsloth/unsloth#4757 gives as correct against the 53.25 GB a formula charging all 64 layers gives).
     # Linear (llama.cpp, f32) per layer: conv (4 - 1) × (2 × 16 × 128 + 48 × 128) × 4 B = 122,880
     # + state 48 × 128 × 128 × 4 B = 3,145,728; × 48 layers = 156,893,184 B per sequence.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     kv = kv_cache(model("qwen3-5-27b"), Scenario(context=262_144))
     assert kv.total_bytes == 17_179_869_184 + 156_893_184
 
@@ -300,7 +300,7 @@ def test_gemma_4_26b_a4b_at_128k_is_three_gigabytes():
     # Global: 5 layers × 2 KV heads × 512 × 2 (K and V both cached, k_eq_v shares only the projection) × 2 B
     # = 20,480 B/token × 131,072 = 2,684,354,560 B. Sliding (llama.cpp): pad256(1024 + 512) = 1,536 cells ×
     # 25 layers × 8 × 256 × 2 × 2 B = 314,572,800 B. Together 2,998,927,360 B = 3.00 GB.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     kv = kv_cache(model("gemma-4-26b-a4b-it"), Scenario(context=131_072))
     assert kv.total_bytes == 2_684_354_560 + 314_572_800
 
@@ -310,7 +310,7 @@ def test_vllm_keeps_nemotron_ssm_state_in_the_configs_float32():
     # also the default); the conv state stays in the model dtype (BF16). Per Mamba-2 layer and sequence:
     # conv (4 - 1) × (128 × 64 + 2 × 8 × 128) = 30,720 elements × 2 B = 61,440 B;
     # SSM 128 × 64 × 128 = 1,048,576 elements × 4 B = 4,194,304 B; × 40 Mamba layers = 170,229,760 B.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
     assert spec.vllm_ssm_state_dtype == "float32"
     mamba = kv_cache(spec, vllm(context=8192)).term("mamba")
@@ -324,7 +324,7 @@ def test_vllm_keeps_qwen3_5_delta_state_in_its_mamba_ssm_dtype():
     # ("float32" for Qwen3.5-27B); Qwen3-Next has no such hook (model dtype). Per delta-net layer and sequence:
     # conv (4 - 1) × (2 × 16 × 128 + 48 × 128) = 30,720 elements × 2 B; state 48 × 128 × 128 = 786,432 × 4 B;
     # × 48 layers = (61,440 + 3,145,728) × 48 = 153,944,064 B.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("qwen3-5-27b")
     assert spec.vllm_ssm_state_dtype == "float32" and QWEN3_NEXT.vllm_ssm_state_dtype is None
     assert kv_cache(spec, vllm(context=8192)).term("linear").bytes == 153_944_064

@@ -6,7 +6,7 @@ from __future__ import annotations
 from reports.launch import llama_cpp_command, vllm_command
 from reports.sizing.estimate import plan_memory
 from reports.sizing.specs import Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 
 def test_llama_server_gets_the_slots_the_plan_sizes():

@@ -12,7 +12,7 @@ from reports.sizing.estimate import GIB, estimate
 from reports.sizing.notes import Note, documented_codes
 from reports.sizing.recommend import recommend_hardware
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 RTX_4090 = catalog.accelerator("rtx-4090")
 H100 = catalog.accelerator("h100-80gb-sxm")

@@ -197,7 +197,7 @@ def test_mxfp4_padding_is_per_partition_and_by_backend():
 
 def test_latent_projections_are_replicated_under_tensor_parallelism():
     # vLLM nemotron_h.py NemotronHMoE: fc1_latent_proj / fc2_latent_proj are ReplicatedLinear; the experts split.
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
     latent = next(t for t in tensor_inventory(spec) if t.name == "ffn_latent_down")
     experts = next(t for t in tensor_inventory(spec) if t.name == "ffn_up_exps")
@@ -210,7 +210,7 @@ def test_mxfp4_padding_of_latent_experts_uses_the_latent_width():
     # either, but a 992-wide latent must round to 1024, not to the hidden size's multiple.
     from reports.sizing.parallelism import vllm_mxfp4_expert_padding
     from reports.sizing.specs import MoeShape
-    from tests.engine.seed_catalog import model
+    from bench.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
     marlin = vllm_mxfp4_expert_padding("cuda", "hopper")
     total = weight_bytes(spec, "MXFP4").total_bytes

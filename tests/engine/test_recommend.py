@@ -12,7 +12,7 @@ from reports.sizing.errors import SizingError
 from reports.sizing.parallelism import check_tensor_parallel
 from reports.sizing.recommend import recommend_hardware
 from reports.sizing.specs import HardwareSpec, Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 CATALOG = catalog.accelerators()
 OFFERS = catalog.offers()

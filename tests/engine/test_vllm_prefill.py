@@ -9,7 +9,7 @@ from bench import vllm_prefill_accuracy
 from reports.sizing import throughput
 from reports.sizing.estimate import estimate
 from reports.sizing.specs import Scenario
-from tests.engine import seed_catalog as catalog
+from bench import seed_catalog as catalog
 
 TFLOP = 1e12
 

@@ -1,4 +1,5 @@
-"""Engine specs straight from the catalog's seed files (catalog/seed/*.json), for pure engine tests (no DB).
+"""Engine specs straight from the catalog's seed files (catalog/seed/*.json), for pure engine tests and the benchmarks
+(no DB).
 
 Mirrors what catalog/specs.py and reports/estimates.py build from the database: a model's spec is its config.json
 through config_parser; an accelerator's price is its latest "new" price (reports/estimates.py _latest_new_price).
@@ -14,7 +15,7 @@ from pathlib import Path
 from reports.sizing.config_parser import parse_config
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
-SEED = Path(__file__).resolve().parents[2] / "catalog" / "seed"
+SEED = Path(__file__).resolve().parents[1] / "catalog" / "seed"
 _HARDWARE_FIELDS = {f.name for f in fields(HardwareSpec)}
 _OFFER_FIELDS = {f.name for f in fields(CloudOfferSpec)}
 
