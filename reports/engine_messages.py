@@ -25,8 +25,9 @@ SPLIT_PARTS = {
 def sizing_error_text(error: SizingError) -> str:
     """The page's wording of an engine error (the engine's own message when it has no code)."""
     p = dict(error.params)
-    if "engine" in p:
-        p["engine"] = dict(ENGINES).get(p["engine"], p["engine"])
+    for key in ("engine", "other"):
+        if key in p:
+            p[key] = dict(ENGINES).get(p[key], p[key])
     what = str(SPLIT_PARTS.get(p.get("what", ""), p.get("what", "")))
     texts = {
         "vllm_format_on_llama_cpp": lambda: gettext(
@@ -42,10 +43,13 @@ def sizing_error_text(error: SizingError) -> str:
             "vLLM cannot load DeepSeek-V4 GGUF files; it serves the released checkpoint. Choose FP8_FP4.") % p,
         "dsv4_vllm_kv_fp8": lambda: gettext(
             "vLLM caches DeepSeek-V4 in its own FP8 layout only; choose the FP8 KV cache.") % p,
-        "engine_not_on_backend": lambda: gettext(
-            "%(engine)s does not run on %(hardware)s; choose llama.cpp.") % p,
-        "vllm_needs_shapes": lambda: gettext(
-            "vLLM's KV pool cannot be sized for %(model)s: its layer shapes are not known. Choose llama.cpp.") % p,
+        "engine_not_on_backend": lambda: gettext("%(engine)s does not run on %(hardware)s; choose %(other)s.") % p,
+        "vllm_needs_shapes": lambda: (gettext(
+            "vLLM's KV pool cannot be sized for %(model)s: its layer shapes are not known. Choose llama.cpp.")
+            if p.get("llama_cpp_runs", True) else gettext(
+            "vLLM's KV pool cannot be sized for %(model)s: its layer shapes are not published. llama.cpp, which "
+            "estimates without them, has no backend for %(hardware)s, so no engine this calculator models sizes "
+            "%(model)s there.")) % p,
         "mxfp4_needs_moe": lambda: gettext(
             "MXFP4 checkpoints quantize MoE experts, and %(model)s has none. Choose another format.") % p,
         "tp_not_divisible": lambda: gettext(

@@ -14,15 +14,18 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, engine_runs_on
-from reports.sizing.specs import HardwareSpec, Scenario
+from reports.sizing.estimate import (
+    ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
+)
+from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 from reports.templatetags.labels import ARCHITECTURES, ENGINE_NAMES
 from reports.widgets import FastNumberInput, FastSelect
 
 ENGINES = list(ENGINE_NAMES.items())
 # KV-cache types each engine offers: llama.cpp -ctk/-ctv (f16, bf16, q8_0, q4_0, …), vLLM --kv-cache-dtype (auto, fp8).
+# "auto" is the engine's default: vLLM's --kv-cache-dtype auto (the model's dtype), llama.cpp's F16 (-ctk f16).
 KV_DTYPES = [("f16", "FP16"), ("bf16", "BF16"), ("q8_0", _("Q8_0 (8-bit)")), ("q4_0", _("Q4_0 (4-bit)")),
-             ("fp8", _("FP8 (8-bit)"))]
+             ("fp8", _("FP8 (8-bit)")), ("auto", _("auto (the engine's default)"))]
 CONTEXT_PRESETS = (2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
 GPU_COUNTS = (1, 2, 3, 4, 6, 8, 16)
 BATCH_PRESETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -77,11 +80,20 @@ class ConfiguratorForm(forms.Form):
     kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
 
     def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None,
-                 hardware: HardwareSpec | None = None):
+                 hardware: HardwareSpec | None = None, model: ModelSpec | None = None):
         self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
                     "hours": DEFAULT_HOURS_PER_DAY, "kwh": DEFAULT_USD_PER_KWH}
+        if hardware is not None and model is not None:
+            # What the page opens with follows the engine, so a partial URL (?engine=vllm) is a state that runs where
+            # one exists: vLLM on Gaudi or DeepSeek-V4 under vLLM take the released checkpoint (and its FP8 cache).
+            engine = data.get("engine") or default_engine(hardware)
+            opening = default_scenario(model, hardware, engine if engine in ENGINE_BACKENDS else None)
+            defaults["engine"] = default_engine(hardware)
+            defaults["kv_dtype"] = opening.kv_dtype
+            if opening.quant in quant_names:
+                defaults["quant"] = opening.quant
         if max_context:
             defaults["context"] = min(8192, max_context)
         # Missing keys take their defaults, so a partial URL (?context=32768) is a complete state. Numbers as
@@ -136,17 +148,30 @@ class ConfiguratorForm(forms.Form):
         if engine == "llama.cpp" and kv_dtype == "fp8":
             self.add_error("kv_dtype", _("llama.cpp has no FP8 KV cache; choose Q8_0 (-ctk q8_0 -ctv q8_0)."))
         if engine in ENGINE_BACKENDS and self.hardware is not None and not engine_runs_on(engine, self.hardware):
-            self.add_error("engine", _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator "
-                                       "models it on %(backends)s. Choose llama.cpp.") % {
-                "engine": dict(ENGINES)[engine], "hardware": self.hardware.name,
-                "backend": backend_label(self.hardware.backend), "backends": engine_backend_labels(engine)})
+            self.add_error("engine", self._engine_error(engine))
         return data
+
+    def _engine_error(self, engine: str) -> str:
+        """Why the engine does not run on this accelerator, and which one does."""
+        hardware = self.hardware
+        words = {"engine": dict(ENGINES)[engine], "hardware": hardware.name,
+                 "backend": backend_label(hardware.backend), "backends": engine_backend_labels(engine),
+                 "other": dict(ENGINES)[default_engine(hardware)]}
+        if hardware.backend in ENGINE_BACKENDS[engine]:
+            # The backend is one the engine is sized on, but not this accelerator (Gaudi, Cambricon, Kunlunxin).
+            return _("%(engine)s does not run on %(hardware)s: it has no backend for this accelerator. "
+                     "Choose %(other)s.") % words
+        return _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator models it on "
+                 "%(backends)s. Choose %(other)s.") % words
 
     def scenario(self) -> Scenario:
         data = self.cleaned_data
         offload = None if data["offload"] == "auto" else float(data["offload"])
+        kv_dtype = data["kv_dtype"]
+        if kv_dtype == "auto" and data["engine"] == "llama.cpp":
+            kv_dtype = "f16"  # llama.cpp has no "auto"; its default cache type is F16
         return Scenario(quant=data["quant"], context=data["context"], batch=data["batch"],
-                        kv_dtype=data["kv_dtype"], engine=data["engine"], gpus=data["gpus"], offload_pct=offload)
+                        kv_dtype=kv_dtype, engine=data["engine"], gpus=data["gpus"], offload_pct=offload)
 
 
 OPTION_FIELDS = {"--gpus": "gpus", "--context": "context", "--batch": "batch", "--kv-dtype": "kv_dtype",

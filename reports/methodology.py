@@ -364,6 +364,7 @@ class EngineConstants:
     vllm_large_gpu_gib: float
     vllm_large_gpu_defaults: tuple[int, int]
     vllm_small_gpu_defaults: tuple[int, int]
+    vllm_hpu_graph_share: float
     usable_factor_discrete: float
     usable_factor_unified: float
     tight_buffer: float
@@ -448,6 +449,7 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         vllm_large_gpu_gib=runtime.VLLM_LARGE_GPU_BYTES / GIB,
         vllm_large_gpu_defaults=runtime.VLLM_LARGE_GPU_DEFAULTS,
         vllm_small_gpu_defaults=runtime.VLLM_SMALL_GPU_DEFAULTS,
+        vllm_hpu_graph_share=runtime.VLLM_HPU_GRAPH_RESERVED_SHARE,
         usable_factor_discrete=fit.DEFAULT_USABLE_FACTOR["discrete"],
         usable_factor_unified=fit.DEFAULT_USABLE_FACTOR["unified"],
         tight_buffer=fit.TIGHT_BUFFER,
@@ -545,6 +547,8 @@ SOURCES: dict[str, tuple[Source, ...]] = {
         _vllm("vllm/utils/mem_utils.py"),
         _vllm("vllm/v1/core/kv_cache_utils.py"),
         _vllm("vllm/engine/arg_utils.py"),
+        Source("vllm-gaudi vllm_gaudi/v1/worker/hpu_worker.py",
+               "https://github.com/vllm-project/vllm-gaudi/blob/main/vllm_gaudi/v1/worker/hpu_worker.py"),
     ),
     "fit": (
         _llama_cpp("src/llama-model.cpp"),

@@ -23,22 +23,27 @@ from reports.estimates import CatalogSnapshot
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    MemoryPlan, attention_kind, backend_formats, estimate_speeds, fitting_plan, plan_memory,
+    MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario, estimate_speeds, fitting_plan,
+    format_runs_on, plan_memory,
 )
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 
 # The configuration every overview quotes: the report's defaults (Q4_K_M weights, FP16 KV cache, one sequence,
-# llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does.
+# llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does. On an accelerator llama.cpp has no
+# backend for, the report's defaults are vLLM's (estimate.default_scenario), and so are the overviews'.
 DEFAULT_SCENARIO = Scenario()
 SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
 # The hardware page's "smallest format that fits": the highest-quality GGUF format of this ladder that fits at 8K.
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
+# The same under vLLM (where llama.cpp does not run): the checkpoint formats, by bits per weight.
+VLLM_FORMAT_LADDER = ("BF16", "FP8", "AWQ", "GPTQ")
 # Every format a hardware table may choose, by quality (runnable_ladder adds F16 and Q4_0 for llama.cpp's CANN).
-QUALITY_ORDER = ("F16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q4_0", "IQ4_XS", "Q3_K_M", "Q2_K")
+QUALITY_ORDER = ("BF16", "F16", "FP8", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "AWQ", "GPTQ", "Q4_0", "IQ4_XS",
+                 "Q3_K_M", "Q2_K")
 # Sorting by verdict puts the comfortable fits first.
 # "unsupported": memory would hold it, but the engine's backend does not run the format (MemoryPlan.format_runs).
 VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3, "unsupported": 4}
@@ -141,6 +146,12 @@ class AcceleratorRow:
     report_url: str
     hardware_url: str
     runs: bool = True  # MemoryPlan.runs at SHORT_CONTEXT (decode_tok_s is None when it does not)
+    opening: Scenario = DEFAULT_SCENARIO  # the report's defaults there (vLLM where llama.cpp does not run)
+
+    @property
+    def differs_from_table(self) -> bool:
+        """This row is sized with another engine or format than the table's heading names."""
+        return (self.opening.engine, self.opening.quant) != (DEFAULT_SCENARIO.engine, DEFAULT_SCENARIO.quant)
 
     @property
     def fits(self) -> bool:
@@ -161,22 +172,23 @@ MODEL_TABLE_COLUMNS = (
 def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterCount, *, report_url: str,
                     hardware_url: str) -> AcceleratorRow:
     plans: dict[int, MemoryPlan | None] = {}
+    opening = default_scenario(model, hardware)
     for context in (SHORT_CONTEXT, LONG_CONTEXT):
         try:
-            plans[context] = plan_memory(model, hardware, replace(DEFAULT_SCENARIO, context=context))
+            plans[context] = plan_memory(model, hardware, replace(opening, context=context))
         except SizingError:
             plans[context] = None
     short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
     decode = None
     if short is not None and short.runs:
-        decode = estimate_speeds(model, hardware, replace(DEFAULT_SCENARIO, context=SHORT_CONTEXT), short,
+        decode = estimate_speeds(model, hardware, replace(opening, context=SHORT_CONTEXT), short,
                                  params).decode.tokens_per_s
     return AcceleratorRow(
         hardware=hardware, usable_bytes=usable_bytes(hardware),
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=_row_verdict(short), report_url=report_url,
-        hardware_url=hardware_url, runs=short.runs if short else True)
+        hardware_url=hardware_url, runs=short.runs if short else True, opening=opening)
 
 
 def _row_verdict(plan: MemoryPlan | None) -> str | None:
@@ -314,10 +326,15 @@ HARDWARE_TABLE_COLUMNS = (
 )
 
 
-def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, ...]:
-    """The formats a hardware table chooses from: `ladder`, or where the backend runs only a few formats
-    (estimate.backend_formats: llama.cpp's CANN runs F16, Q8_0, Q4_0) those of 8 bits and below, and F16 only
-    where it runs nothing smaller (the Ascend 310P)."""
+def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The formats a hardware table chooses from: `ladder` (the engine's: FORMAT_LADDER or VLLM_FORMAT_LADDER),
+    or where the backend runs only a few formats (estimate.backend_formats: llama.cpp's CANN runs F16, Q8_0, Q4_0)
+    those of 8 bits and below, and F16 only where it runs nothing smaller (the Ascend 310P); under vLLM the
+    formats it has kernels for there (estimate.format_runs_on: BF16 only on Gaudi and on vendor builds)."""
+    if ladder is None:
+        ladder = VLLM_FORMAT_LADDER if engine == "vllm" else FORMAT_LADDER
+    if engine == "vllm":
+        return tuple(quant for quant in ladder if format_runs_on(engine, quant, hardware))
     formats = backend_formats(engine, hardware)
     if formats is None:
         return tuple(ladder)
@@ -325,15 +342,21 @@ def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] =
     return runnable or tuple(quant for quant in ("F16",) if quant in formats)
 
 
-def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario = DEFAULT_SCENARIO,
-                        ladder: Sequence[str] = FORMAT_LADDER) -> tuple[str, MemoryPlan] | None:
+def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario | None = None,
+                        ladder: Sequence[str] | None = None) -> tuple[str, MemoryPlan] | None:
     """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
 
     fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them; the smallest
     format is tried first, so a model too large for the accelerator costs one lookup instead of the whole ladder.
     """
+    if scenario is None:
+        scenario = default_scenario(model, hardware)
+
     def fitting(quant: str) -> MemoryPlan | None:
-        return fitting_plan(model, hardware, replace(scenario, quant=quant))
+        try:
+            return fitting_plan(model, hardware, replace(scenario, quant=quant))
+        except SizingError:
+            return None  # e.g. vLLM loads no DeepSeek-V4 in this format
 
     ladder = runnable_ladder(hardware, scenario.engine, ladder)
     if not ladder or fitting(ladder[-1]) is None:
@@ -348,13 +371,14 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
 def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,
                  model_url: str) -> ModelRow:
     params = count_parameters(model)
-    best = best_fitting_format(model, hardware)
+    opening = default_scenario(model, hardware)
+    best = best_fitting_format(model, hardware, opening)
     if best is None:
-        verdict = "exceeds" if runnable_ladder(hardware, DEFAULT_SCENARIO.engine) else "unsupported"
+        verdict = "exceeds" if runnable_ladder(hardware, opening.engine) else "unsupported"
         return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
                         not model.layer_count_known)
     quant, plan = best
-    scenario = replace(DEFAULT_SCENARIO, quant=quant)
+    scenario = replace(opening, quant=quant)
     decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
     query = QueryDict(mutable=True)
     query["quant"] = quant
@@ -376,7 +400,12 @@ class HardwarePage:
     @property
     def ladder(self) -> str:
         """The formats this page's table chooses from (fewer where llama.cpp's backend runs only some)."""
-        return ", ".join(runnable_ladder(self.hardware, DEFAULT_SCENARIO.engine))
+        return ", ".join(runnable_ladder(self.hardware, self.engine))
+
+    @property
+    def engine(self) -> str:
+        """The engine this page's table sizes with (vLLM where llama.cpp has no backend)."""
+        return default_engine(self.hardware)
 
     @property
     def spec_sources(self) -> list[str]:
@@ -479,7 +508,7 @@ def _entry_hardware(catalog: CatalogSnapshot, criteria: dict) -> HardwareSpec | 
 
 
 def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus: int) -> EntryPoint:
-    scenario = replace(DEFAULT_SCENARIO, gpus=gpus)
+    scenario = replace(DEFAULT_SCENARIO, gpus=gpus, engine=default_engine(hardware))
     template = report_path("MODEL-SLUG", hardware.slug)
     suffix = f"?gpus={gpus}" if gpus > 1 else ""
     fitting = []

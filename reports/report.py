@@ -28,7 +28,8 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, engine_runs_on, estimate_speeds, finetune_memory,
-    fits, kv_cache_known, offer_order, plan_memory, validate_scenario, vllm_lacks_compressed_attention,
+    default_scenario, fits, kv_cache_known, native_format, offer_order, plan_memory, validate_scenario,
+    vllm_lacks_compressed_attention,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -43,7 +44,6 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
-NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "fp8_fp4": "FP8_FP4"}
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
@@ -136,6 +136,9 @@ class ReportPage:
     hardware_form: CustomHardwareForm | None = None  # "my hardware": the visitor's own accelerator, not a catalog one
     # Sections rendered once per request and reused (templatetags/sections.py: the FAQ and its JSON-LD).
     rendered_sections: dict[str, str] = field(default_factory=dict)
+    # Why no engine sizes this model on this accelerator at all (not a fault of the query): shown instead of the
+    # results, with status 200.
+    not_sizable_here: str | None = None
 
     @property
     def speed_upper_bound(self) -> bool:
@@ -157,7 +160,8 @@ class ReportPage:
                  self.hardware.slug, template_name]
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
             s = self.summary_scenario
-            parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}")
+            parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}"
+                         + ("-not-sizable" if self.not_sizable_here else ""))
         return ":".join(parts)
 
     @cached_property
@@ -195,7 +199,7 @@ class ReportPage:
         on a lead about 1 GPU at Q4_K_M); the defaults when the page is not configured or not valid."""
         e = self.estimate
         if e is None:
-            return Scenario()
+            return default_scenario(self.model, self.hardware)
         s = e.scenario
         return Scenario(quant=s.quant, gpus=s.gpus, kv_dtype=s.kv_dtype, engine=s.engine, offload_pct=s.offload_pct)
 
@@ -310,7 +314,7 @@ class ReportPage:
         if engine == "vllm" and self.model.compressed_attention is not None:
             kv_dtype = "fp8"  # vLLM caches DeepSeek-V4 in fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
             if quant_format(quant).family.startswith("gguf"):
-                quant = NATIVE_FORMAT.get(self.model.native_dtype, quant)  # no DeepSeek-V4 GGUF in vLLM
+                quant = native_format(self.model)  # no DeepSeek-V4 GGUF in vLLM
         scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
         try:
             validate_scenario(scenario)
@@ -457,7 +461,7 @@ class ReportPage:
     @cached_property
     def matrix(self) -> list[MatrixRow]:
         e = self.estimate
-        formats = [NATIVE_FORMAT.get(self.model.native_dtype, "BF16"), *MATRIX_FORMATS]
+        formats = [native_format(self.model), *MATRIX_FORMATS]
         if e.scenario.quant not in formats:
             formats.append(e.scenario.quant)
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few
@@ -527,12 +531,15 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
                  route: ReportRoute, hardware_form: CustomHardwareForm | None = None) -> ReportPage:
     """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
     form = ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context,
-                            default_budget=hardware.price_usd, hardware=hardware)
+                            default_budget=hardware.price_usd, hardware=hardware, model=model)
     page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
     if not form.is_valid():
         return page
     try:
         page.estimate = catalog.estimate(model, hardware, form.scenario())
     except SizingError as exc:
-        form.add_error(field_for_error(str(exc)), sizing_error_text(exc))
+        if exc.code == "vllm_needs_shapes" and not exc.params.get("llama_cpp_runs", True):
+            page.not_sizable_here = sizing_error_text(exc)
+        else:
+            form.add_error(field_for_error(str(exc)), sizing_error_text(exc))
     return page

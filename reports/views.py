@@ -158,7 +158,8 @@ def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[st
         template = f"reports/report.html#{part}"
     else:
         template = "reports/report.html"
-    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=200 if page.estimate else 400)
+    status = 200 if page.estimate or page.not_sizable_here else 400
+    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)
 
 
 def _hardware_or_form(request: HttpRequest, hardware_slug: str, catalog: CatalogSnapshot

@@ -66,7 +66,7 @@ def test_deepseek_v4_kv_cache_is_derived_by_layer_kind(client, db, lang, labels,
     assert ("own FP8 layout" if lang == "en" else "eigenen FP8-Format") in refused.content.decode()
     # vLLM has no DeepSeek-V4 GGUF loader: a GGUF format under vLLM is refused, and the page's vLLM command serves
     # the released checkpoint instead of the GGUF file.
-    gguf = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&kv_dtype=fp8"))
+    gguf = client.get(url("deepseek-v4-flash", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&kv_dtype=fp8&quant=Q4_K_M"))
     assert gguf.status_code == 400
     assert "FP8_FP4" in gguf.content.decode()
     assert "vllm serve deepseek-ai/DeepSeek-V4-Flash" in body and "vllm serve ./deepseek-v4-flash" not in body
@@ -264,7 +264,8 @@ def test_engine_refuses_vllm_without_a_backend():
     from reports.sizing.specs import Scenario
 
     _, catalog = current_catalog()
-    with pytest.raises(SizingError, match=r"--engine vllm: vllm is sized on cann, cuda, other, rocm, sycl only, not on Mac Studio"):
+    with pytest.raises(SizingError, match=r"--engine vllm: vllm does not run on Mac Studio M3 Ultra 256GB \(metal\); "
+                                          r"choose llama.cpp"):
         plan_memory(catalog.model("gpt-oss-120b"), catalog.hardware["mac-studio-m3-ultra-256gb"],
                     Scenario(engine="vllm", kv_dtype="f16"))
 

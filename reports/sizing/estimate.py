@@ -226,18 +226,75 @@ ENGINE_BACKENDS = {
 }
 
 
+# Accelerators of the "other" backend that ggml has no backend for, so llama.cpp does not run on them at all.
+# ggml's backends (ggml CMakeLists ggml_add_backend, 2026-08: BLAS, CANN, CUDA, HIP, Metal, MUSA, SYCL, Vulkan,
+# OpenCL, WebGPU, RPC, ...; llama.cpp README "Supported backends") include none for Intel Gaudi's HPUs, Cambricon's
+# MLUs (BANG) or Kunlunxin's XPUs (llama.cpp issue #18274, open), and MetaX's MACA backend is an open pull request
+# (llama.cpp #22212, not merged). Moore Threads GPUs run llama.cpp through ggml-musa. A visitor's own "other"
+# accelerator of another vendor is not restricted: nothing is published either way.
+LLAMA_CPP_WITHOUT_BACKEND_VENDORS = frozenset({"Cambricon", "Kunlunxin", "MetaX"})
+LLAMA_CPP_WITHOUT_BACKEND_ARCHITECTURES = ("gaudi",)  # prefixes: gaudi2, gaudi3
+
+
 def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
-    """Whether the engine is sized on the accelerator's backend (ENGINE_BACKENDS; False for vLLM on Apple GPUs)."""
-    return hardware.backend in ENGINE_BACKENDS.get(engine, frozenset())
+    """Whether the engine is sized on the accelerator's backend (ENGINE_BACKENDS; False for vLLM on Apple GPUs)
+    and, for llama.cpp, whether ggml has a backend for it at all (LLAMA_CPP_WITHOUT_BACKEND_*)."""
+    if hardware.backend not in ENGINE_BACKENDS.get(engine, frozenset()):
+        return False
+    if engine == "llama.cpp" and hardware.backend == "other":
+        return not (hardware.vendor in LLAMA_CPP_WITHOUT_BACKEND_VENDORS
+                    or hardware.architecture.startswith(LLAMA_CPP_WITHOUT_BACKEND_ARCHITECTURES))
+    return True
+
+
+def default_engine(hardware: HardwareSpec) -> str:
+    """The engine a page on this accelerator opens with: llama.cpp, which runs every GGUF format from one file,
+    unless it has no backend there (Gaudi, Cambricon, Kunlunxin: vLLM through their builds)."""
+    return next((engine for engine in ENGINES if engine_runs_on(engine, hardware)), ENGINES[0])
+
+
+# The weight format of a model's released checkpoint (ModelSpec.native_dtype), as --quant names it; an FP32 release
+# is served in BF16.
+NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "fp8_fp4": "FP8_FP4"}
+DEFAULT_QUANT = Scenario.quant  # Q4_K_M: the GGUF most people download
+
+
+def native_format(model: ModelSpec) -> str:
+    return NATIVE_FORMAT.get(model.native_dtype, "BF16")
+
+
+def default_quant(model: ModelSpec, hardware: HardwareSpec, engine: str) -> str:
+    """The format a configuration opens with when it names none: Q4_K_M, unless the engine cannot run it for this
+    model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF), then the
+    released checkpoint's format."""
+    if engine == "vllm" and (model.compressed_attention is not None
+                             or not format_runs_on(engine, DEFAULT_QUANT, hardware)):
+        return native_format(model)
+    return DEFAULT_QUANT
+
+
+def default_kv_dtype(model: ModelSpec, engine: str) -> str:
+    """The KV-cache type a configuration opens with when it names none: F16, except DeepSeek-V4 under vLLM, which
+    caches only in its FP8 layout (kv_cache._vllm_dsv4_kv_dtype)."""
+    return "fp8" if engine == "vllm" and model.compressed_attention is not None else Scenario.kv_dtype
+
+
+def default_scenario(model: ModelSpec, hardware: HardwareSpec, engine: str | None = None) -> Scenario:
+    """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
+    default_kv_dtype; Scenario's defaults otherwise)."""
+    engine = engine or default_engine(hardware)
+    return Scenario(quant=default_quant(model, hardware, engine), kv_dtype=default_kv_dtype(model, engine),
+                    engine=engine)  # type: ignore[arg-type]  # one of ENGINES
 
 
 def check_engine_runs_on(engine: str, hardware: HardwareSpec) -> None:
-    """SizingError naming the backends when engine_runs_on is False."""
+    """SizingError naming the engine that does run there when engine_runs_on is False."""
     if not engine_runs_on(engine, hardware):
-        backends = ENGINE_BACKENDS.get(engine, frozenset())
-        raise SizingError(f"--engine {engine}: {engine} is sized on {', '.join(sorted(backends))} only, not on "
-                          f"{hardware.name} ({hardware.backend}); choose llama.cpp",
-                          code="engine_not_on_backend", params={"engine": engine, "hardware": hardware.name})
+        # Every accelerator runs one of the two: llama.cpp is missing only where vLLM's builds run (Gaudi, vendors).
+        other = default_engine(hardware)
+        raise SizingError(f"--engine {engine}: {engine} does not run on {hardware.name} ({hardware.backend}); "
+                          f"choose {other}", code="engine_not_on_backend",
+                          params={"engine": engine, "hardware": hardware.name, "other": other})
 
 
 def fitting_plan(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan | None:
@@ -257,6 +314,12 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     """
     if not engine_runs_on(scenario.engine, hardware) or not format_runs_on(scenario.engine, scenario.quant, hardware):
         return False
+    if scenario.engine == "vllm" and vllm_platform(hardware) == "intel-gaudi":
+        # vllm-gaudi's usable memory depends on the weights (runtime._vllm_hpu_runtime): no shared shortcut.
+        try:
+            return plan_memory(model, hardware, scenario).fit.verdict != "exceeds"
+        except SizingError:
+            return False
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:
         return False
@@ -542,15 +605,19 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes, mxfp4_padding=padding)
     kv = _kv_or_none(model, scenario)
     if kv is None:
+        llama_cpp_runs = engine_runs_on("llama.cpp", hardware)
         raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
-                          "vLLM's KV pool cannot be sized (use --engine llama.cpp)",
-                          code="vllm_needs_shapes", params={"model": model.name})
+                          "vLLM's KV pool cannot be sized " + (
+                              "(use --engine llama.cpp)" if llama_cpp_runs else
+                              f"(and llama.cpp has no backend for {hardware.name}: no engine sizes it there)"),
+                          code="vllm_needs_shapes",
+                          params={"model": model.name, "hardware": hardware.name, "llama_cpp_runs": llama_cpp_runs})
     unified = hardware.kind == "unified"
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)
     runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
-                             backend=hardware.backend)
+                             backend=hardware.backend, hpu=vllm_platform(hardware) == "intel-gaudi")
     # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
     # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
     # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
@@ -561,6 +628,9 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes
     required = tp.all_ranks_bytes + kv.total_bytes + runtime_bytes
     usable = engine_usable_bytes(hardware, scenario)
+    if runtime.unused_bytes:
+        # vllm-gaudi leaves (1 − utilization) of the memory free after loading unused, not of the total.
+        usable = min(usable_bytes(hardware), reported_memory_bytes(hardware) - runtime.unused_bytes)
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, False, tp, None, kv, runtime, tp.all_ranks_bytes, runtime_bytes, fit)
 

@@ -71,6 +71,10 @@ DSV4_ALLOCATOR_OVERHEAD = 1.2
 # Assumption: 300 MiB for CUDA and ROCm (HIP contexts are of the same order), 0 where no such context exists
 # (Metal/unified memory: the process heap is the budget) or no figure is sourced (Vulkan, SYCL, CANN, other).
 DEVICE_CONTEXT_BYTES = {"cuda": 300 * MIB, "rocm": 300 * MIB}
+# The libraries behind vLLM's non-torch memory, by backend: cuBLAS and NCCL on CUDA; on ROCm vLLM loads RCCL in
+# NCCL's place (distributed/device_communicators/pynccl_wrapper.py: librccl.so.1 when torch.version.hip) and AMD's
+# vLLM guide names hipBLASLt (rocm.docs.amd.com, "vLLM V1 performance optimization"). The size is the CUDA one.
+VLLM_NON_TORCH_LIBRARIES = {"cuda": "cuBLAS/NCCL", "rocm": "hipBLASLt/RCCL"}
 
 # --- vLLM ------------------------------------------------------------------------------------------------------
 VLLM_MODELLED_VERSION = (0, 21)
@@ -148,6 +152,9 @@ class RuntimeBreakdown:
     max_num_batched_tokens: int | None = None
     preallocated_bytes: float | None = None  # gpu_memory_utilization × total, per GPU
     capacity: VllmKvCapacity | None = None
+    # vLLM on Gaudi: (1 − gpu_memory_utilization) × the memory free after loading and profiling, which it leaves
+    # unused; the usable memory of the fit is the total less this (CUDA: less (1 − utilization) × total instead).
+    unused_bytes: float = 0.0
 
     @property
     def kv_capacity_tokens(self) -> int | None:
@@ -172,6 +179,7 @@ def runtime_memory(
     backend: str = "cuda",
     vllm_version: tuple[int, int] = VLLM_MODELLED_VERSION,
     enforce_eager: bool = False,
+    hpu: bool = False,
 ) -> RuntimeBreakdown:
     """Runtime memory of ``scenario.engine`` for ``spec``.
 
@@ -179,12 +187,16 @@ def runtime_memory(
     e.g. 79.19 GiB on an H100 80GB); required for vLLM (its budget is a fraction of it), optional for llama.cpp.
     ``hardware_name`` only matters for vLLM's defaults (A100s get the small-GPU scheduler budget).
     ``weights_bytes_per_gpu`` and ``kv`` come from weights.py and kv_cache.kv_cache for the same scenario.
+    ``hpu``: vLLM runs on Intel Gaudi through the vllm-gaudi plugin, which budgets its memory its own way.
     """
     if scenario.engine == "llama.cpp":
         return _llama_cpp_runtime(spec, scenario, kv, backend)
     if scenario.engine == "vllm":
         if not hardware_memory_bytes or hardware_memory_bytes <= 0:
             raise SizingError("vLLM sizing needs the accelerator's memory (--hardware)")
+        if hpu:
+            return _vllm_hpu_runtime(spec, scenario, weights_bytes_per_gpu, kv, hardware_memory_bytes, hardware_name,
+                                     enforce_eager)
         return _vllm_runtime(spec, scenario, weights_bytes_per_gpu, kv, hardware_memory_bytes, hardware_name,
                              backend, vllm_version, enforce_eager)
     raise SizingError(f"unknown --engine {scenario.engine!r}")
@@ -367,8 +379,8 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
         RuntimeTerm("weights", weights, "device", f"{weights / GIB:.2f} GiB per GPU (weights.py)"),
         activation,
         RuntimeTerm("non-torch memory", non_torch, "device",
-                    f"{non_torch / GIB:.2f} GiB: cuBLAS/NCCL{' + custom all-reduce' if tp > 1 else ''} "
-                    f"(v0.19 logs, TP {tp})", {"tp": tp}),
+                    f"{non_torch / GIB:.2f} GiB: {VLLM_NON_TORCH_LIBRARIES.get(backend, 'BLAS and collectives')}"
+                    f"{' + custom all-reduce' if tp > 1 else ''} (v0.19 CUDA logs, TP {tp})", {"tp": tp}),
         RuntimeTerm("CUDA graphs", graphs, "device",
                     "enforce_eager: no graphs" if enforce_eager else
                     f"{VLLM_GRAPH_BASE / GIB:.2f} GiB + {VLLM_GRAPH_PER_LAYER / GIB:.4f} GiB × {spec.num_layers} "
@@ -377,7 +389,8 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
                        "outside the budget, in the (1 − utilization) headroom (vLLM < 0.21)"),
                     in_kv_budget=graphs_in_budget),
         RuntimeTerm("device context", context_bytes, "device",
-                    f"{backend} context {context_bytes / MIB:.0f} MiB (assumed), before vLLM's memory snapshot",
+                    f"{backend} context {context_bytes / MIB:.0f} MiB (assumed), before vLLM's memory snapshot"
+                    if context_bytes else f"{backend}: no separate device context modelled",
                     in_kv_budget=False),
     ]
     in_budget = sum(t.bytes for t in terms if t.in_kv_budget)
@@ -386,6 +399,44 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
     runtime_terms = [t for t in terms if t.name != "weights"]
     return _breakdown("vllm", runtime_terms, vllm_version=version, max_num_seqs=max_num_seqs,
                       max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity)
+
+
+# vllm-gaudi (vllm_gaudi/v1/worker/hpu_worker.py determine_available_memory, 2026-08, and docs/features/warmup.md):
+# after loading the weights and a profiling run, of the memory still free (torch.hpu.mem_get_info) it takes
+# gpu_memory_utilization (default 0.9), reserves VLLM_GRAPH_RESERVED_MEM (default 0.1; 0 with enforce_eager) of
+# that for HPU graphs, and gives the rest to the KV cache (less one dummy block of all layers, not modelled: tens
+# of MiB at most).
+VLLM_HPU_GRAPH_RESERVED_SHARE = 0.1
+
+
+def _vllm_hpu_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
+                      hardware_name: str, enforce_eager: bool) -> RuntimeBreakdown:
+    if not 0 < scenario.gpu_memory_utilization <= 1:
+        raise SizingError(f"--gpu-memory-utilization must be in (0, 1] (got {scenario.gpu_memory_utilization})")
+    if kv.engine != "vllm":
+        raise SizingError("vLLM runtime needs the vLLM KV breakdown (kv_cache with engine vllm)")
+    default_seqs, default_tokens = vllm_scheduler_defaults(total, hardware_name)
+    max_num_seqs = scenario.max_num_seqs or default_seqs
+    mnbt = scenario.max_num_batched_tokens or default_tokens
+    utilization = scenario.gpu_memory_utilization
+    # The profiling run's workspace is still allocated when free memory is read; its size is the CUDA estimate.
+    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=kv.tp)
+    free = max(0.0, total - weights - activation.bytes)
+    usable = utilization * free
+    graph_share = 0.0 if enforce_eager else VLLM_HPU_GRAPH_RESERVED_SHARE
+    graphs = graph_share * usable
+    terms = [
+        activation,
+        RuntimeTerm("HPU graphs", graphs, "device",
+                    "enforce_eager: no graphs" if enforce_eager else
+                    f"VLLM_GRAPH_RESERVED_MEM {graph_share:g} × gpu_memory_utilization {utilization:g} × "
+                    f"{free / GIB:.2f} GiB free after loading and profiling (vllm-gaudi hpu_worker.py); "
+                    "HCCL and runtime memory of Gaudi are not published and not added", {"share": graph_share}),
+    ]
+    capacity = vllm_kv_capacity(kv, usable - graphs, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
+    return _breakdown("vllm", terms, vllm_version=VLLM_MODELLED_VERSION, max_num_seqs=max_num_seqs,
+                      max_num_batched_tokens=mnbt, preallocated_bytes=weights + activation.bytes + usable,
+                      capacity=capacity, unused_bytes=free - usable)
 
 
 # --- vLLM KV capacity (kv_cache_utils.get_kv_cache_configs) ---------------------------------------------------

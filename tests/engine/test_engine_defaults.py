@@ -1,0 +1,64 @@
+"""Which engine runs on which accelerator, and what a configuration opens with there (estimate.default_*)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench import seed_catalog as catalog
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import (
+    check_engine_runs_on, default_engine, default_kv_dtype, default_quant, default_scenario, engine_runs_on,
+    plan_memory,
+)
+
+
+@pytest.mark.parametrize("slug", ["gaudi-3-128gb", "mlu590-80gb", "kunlunxin-p800-64gb", "metax-c500-64gb"])
+def test_llama_cpp_has_no_backend_on_gaudi_cambricon_kunlunxin_metax(slug):
+    hardware = catalog.accelerator(slug)
+    assert not engine_runs_on("llama.cpp", hardware)
+    assert engine_runs_on("vllm", hardware)
+    assert default_engine(hardware) == "vllm"
+    with pytest.raises(SizingError, match="llama.cpp does not run on .*; choose vllm") as raised:
+        plan_memory(catalog.model("llama-3-1-8b-instruct"), hardware, default_scenario(
+            catalog.model("llama-3-1-8b-instruct"), hardware, "llama.cpp"))
+    assert raised.value.code == "engine_not_on_backend"
+    assert raised.value.params["other"] == "vllm"
+
+
+@pytest.mark.parametrize("slug", ["mtt-s4000-48gb", "rtx-4090", "instinct-mi300x-192gb", "ascend-910b-64gb",
+                                  "arc-pro-b60-24gb", "mac-studio-m3-ultra-512gb"])
+def test_llama_cpp_opens_where_ggml_has_a_backend(slug):
+    # Moore Threads through ggml-musa; the rest through CUDA, HIP, CANN, SYCL and Metal.
+    assert default_engine(catalog.accelerator(slug)) == "llama.cpp"
+
+
+def test_a_visitors_own_other_accelerator_is_not_restricted():
+    own = replace(catalog.accelerator("gaudi-3-128gb"), vendor="Acme", architecture="", slug="acme", name="Acme X1")
+    assert engine_runs_on("llama.cpp", own)
+    assert default_engine(own) == "llama.cpp"
+
+
+def test_vllm_on_apple_names_llama_cpp():
+    with pytest.raises(SizingError, match="vllm does not run on .*; choose llama.cpp") as raised:
+        check_engine_runs_on("vllm", catalog.accelerator("mac-studio-m3-ultra-512gb"))
+    assert raised.value.params["other"] == "llama.cpp"
+
+
+def test_the_opening_configuration_follows_the_engine():
+    llama, dsv4 = catalog.model("llama-3-1-8b-instruct"), catalog.model("deepseek-v4-flash")
+    h200, gaudi = catalog.accelerator("h200-141gb-sxm"), catalog.accelerator("gaudi-3-128gb")
+    # llama.cpp everywhere it runs: Q4_K_M with an F16 cache, as before.
+    assert (default_quant(llama, h200, "llama.cpp"), default_kv_dtype(llama, "llama.cpp")) == ("Q4_K_M", "f16")
+    assert (default_quant(dsv4, h200, "llama.cpp"), default_kv_dtype(dsv4, "llama.cpp")) == ("Q4_K_M", "f16")
+    # vLLM keeps Q4_K_M (a GGUF it loads, experimentally) where it runs it ...
+    assert default_quant(llama, h200, "vllm") == "Q4_K_M"
+    # ... but loads no DeepSeek-V4 GGUF and caches it only in FP8: the released FP8/FP4 checkpoint.
+    assert (default_quant(dsv4, h200, "vllm"), default_kv_dtype(dsv4, "vllm")) == ("FP8_FP4", "fp8")
+    # vLLM on Gaudi runs no GGUF (vLLM quantization table): the released BF16 checkpoint.
+    opening = default_scenario(llama, gaudi)
+    assert (opening.engine, opening.quant, opening.kv_dtype) == ("vllm", "BF16", "f16")
+    # Each opening configuration is one the engine sizes without an error.
+    plan_memory(dsv4, catalog.accelerator("b200-180gb"), replace(default_scenario(dsv4, h200, "vllm"), gpus=2))
+    assert plan_memory(llama, gaudi, opening).runs

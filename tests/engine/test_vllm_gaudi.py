@@ -1,0 +1,66 @@
+"""vLLM on Intel Gaudi budgets its memory as vllm-gaudi does (runtime._vllm_hpu_runtime), not as vLLM on CUDA.
+
+vllm_gaudi/v1/worker/hpu_worker.py determine_available_memory: free = memory free after loading the weights and the
+profiling run; usable = gpu_memory_utilization × free; HPU graphs = VLLM_GRAPH_RESERVED_MEM (0.1) × usable; KV cache
+= the rest; (1 − utilization) × free stays unused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench import seed_catalog as catalog
+from reports.sizing.estimate import GIB, fits, plan_memory, reported_memory_bytes
+from reports.sizing.fit import usable_bytes
+from reports.sizing.runtime import runtime_memory
+from reports.sizing.specs import Scenario
+
+GAUDI_3 = catalog.accelerator("gaudi-3-128gb")
+BF16_VLLM = Scenario(quant="BF16", engine="vllm")
+
+
+def test_gaudi_budget_is_a_share_of_the_free_memory_not_of_the_total():
+    plan = plan_memory(catalog.model("llama-3-1-8b-instruct"), GAUDI_3, BF16_VLLM)
+    total = reported_memory_bytes(GAUDI_3)
+    assert total == 128 * GIB * 79.19 / 80
+    weights = plan.tensor_parallel.per_rank_bytes
+    activation = plan.runtime.term("activation peak").bytes
+    free = total - weights - activation
+    assert plan.runtime.term("HPU graphs").bytes == pytest.approx(0.1 * 0.9 * free, rel=1e-12)
+    assert plan.runtime.term("CUDA graphs") is None and plan.runtime.term("non-torch memory") is None
+    assert plan.runtime.capacity.available_bytes == pytest.approx(0.9 * 0.9 * free, rel=1e-12)
+    assert plan.runtime.unused_bytes == pytest.approx(0.1 * free, rel=1e-12)
+    assert plan.fit.usable_bytes_per_gpu == pytest.approx(min(usable_bytes(GAUDI_3), total - 0.1 * free), rel=1e-12)
+    # Llama 3.1 8B: 128 KiB of KV per token (32 layers × 8 KV heads × 128 × 2 × 2 B), in blocks of 16 tokens (vLLM's
+    # CUDA default; vllm-gaudi's 128-token blocks round to at most 112 tokens fewer).
+    per_token = 32 * 8 * 128 * 2 * 2
+    assert plan.runtime.capacity.kv_tokens == int(0.81 * free // (per_token * 16)) * 16 == 728_496
+
+
+def test_enforce_eager_reserves_no_graphs():
+    plan = plan_memory(catalog.model("llama-3-1-8b-instruct"), GAUDI_3, BF16_VLLM)
+    eager = runtime_memory(catalog.model("llama-3-1-8b-instruct"), BF16_VLLM,
+                           weights_bytes_per_gpu=plan.tensor_parallel.per_rank_bytes, kv=plan.kv,
+                           hardware_memory_bytes=reported_memory_bytes(GAUDI_3), hardware_name=GAUDI_3.name,
+                           backend=GAUDI_3.backend, enforce_eager=True, hpu=True)
+    assert eager.term("HPU graphs").bytes == 0
+    free = reported_memory_bytes(GAUDI_3) - plan.tensor_parallel.per_rank_bytes - eager.term("activation peak").bytes
+    assert eager.capacity.available_bytes == pytest.approx(0.9 * free, rel=1e-12)
+
+
+@pytest.mark.parametrize("slug, context", [("llama-3-3-70b-instruct", 8192), ("llama-3-3-70b-instruct", 131072),
+                                           ("qwen3-32b", 32768), ("llama-3-1-8b-instruct", 131072)])
+def test_fits_agrees_with_the_plan_on_gaudi(slug, context):
+    model = catalog.model(slug)
+    for gpus in (1, 2):
+        scenario = replace(BF16_VLLM, context=context, gpus=gpus)
+        assert fits(model, GAUDI_3, scenario) == (plan_memory(model, GAUDI_3, scenario).fit.verdict != "exceeds")
+
+
+def test_a_70b_bf16_model_exceeds_one_gaudi_3_and_fits_two():
+    # 70.6 B parameters × 2 B = 131 GiB of weights: more than 128 GB.
+    model = catalog.model("llama-3-3-70b-instruct")
+    assert not fits(model, GAUDI_3, BF16_VLLM)
+    assert fits(model, GAUDI_3, replace(BF16_VLLM, gpus=2))
