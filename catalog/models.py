@@ -8,7 +8,7 @@ Prices and cloud rates are never lost by an edit: every create and every change 
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -201,6 +201,11 @@ class Accelerator(SeededModel):
     interconnect = models.CharField(_("interconnect"), max_length=80, blank=True)
     interconnect_gbs = models.FloatField(
         _("interconnect (GB/s)"), null=True, blank=True, validators=[MinValueValidator(0.1)])
+    interconnect_mesh_peers = models.PositiveSmallIntegerField(
+        _("interconnect mesh peers"), null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(63)],
+        help_text=_("When the GPU-to-GPU links form a full mesh (AMD Infinity Fabric, Gaudi's RoCE ports): how many "
+                    "peers one accelerator links to directly, sharing the interconnect bandwidth equally. Empty: a "
+                    "switch (NVSwitch), every peer at the full bandwidth."))
     launch_year = models.PositiveSmallIntegerField(_("launch year"), null=True, blank=True)
     spec_sources = models.TextField(_("spec sources"))
     notes = models.TextField(_("notes"), blank=True)

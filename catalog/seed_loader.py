@@ -97,7 +97,8 @@ def _read(name: str, seed_dir: Path) -> list[dict]:
 
 ACCELERATOR_FIELDS = ("vendor", "name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops",
                       "fp16_acc_tflops", "fp8_tflops", "tdp_w", "kind", "usable_memory_factor", "backend",
-                      "architecture", "interconnect", "interconnect_gbs", "launch_year", "spec_sources", "notes")
+                      "architecture", "interconnect", "interconnect_gbs", "interconnect_mesh_peers", "launch_year",
+                      "spec_sources", "notes")
 MODEL_FIELDS = ("name", "family", "vendor", "hf_repo", "gguf_repo", "gguf_repo_quants", "license", "release_date",
                 "config", "stated_params_total", "stated_params_active", "source", "confidence", "notes")
 

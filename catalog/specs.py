@@ -71,7 +71,7 @@ def hardware_spec(row: Accelerator, *, price_usd: float | None = None) -> Hardwa
         kind=row.kind, backend=row.backend, fp16_tflops=row.fp16_tflops, fp16_acc_tflops=row.fp16_acc_tflops,
         fp8_tflops=row.fp8_tflops, tdp_w=row.tdp_w, architecture=row.architecture,
         usable_memory_factor=row.effective_usable_factor, interconnect=row.interconnect,
-        interconnect_gbs=row.interconnect_gbs, price_usd=price_usd,
+        interconnect_gbs=row.interconnect_gbs, interconnect_mesh_peers=row.interconnect_mesh_peers, price_usd=price_usd,
     )
 
 

@@ -210,3 +210,15 @@ def test_signed_percentages_read_as_errors():
     from reports.templatetags.fmt import signed_pct
     with translation.override("de"):
         assert (signed_pct(0.106), signed_pct(-0.46), signed_pct(0.0004)) == ("+11\xa0%", "-46\xa0%", "0\xa0%")  # Babel: no-break space before %
+
+
+@pytest.mark.parametrize("language, skipped, published", [("en", "skipped: ", "published size used: "),
+                                                          ("de", "übersprungen: ", "veröffentlichte Größe verwendet: ")])
+def test_row_notes_say_their_status_in_the_page_language(page_html, language, skipped, published):
+    """Benchmark notes like "skipped: no KV token figure in the log": the status word in the visitor's language,
+    the benchmark's detail marked English."""
+    html = page_html(language)
+    assert f'<td>{skipped}<span lang="en">no KV token figure in the log</span></td>' in html
+    assert f'<td>{published}<span lang="en">unsloth dynamic quant:' in html
+    if language == "de":
+        assert ">skipped: " not in html

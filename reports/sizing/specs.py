@@ -244,7 +244,10 @@ class HardwareSpec:
     tdp_w: float | None = None
     usable_memory_factor: float | None = None  # None: 0.95, or 0.78 for unified memory (seed pages)
     interconnect: str = ""
-    interconnect_gbs: float | None = None
+    interconnect_gbs: float | None = None  # bidirectional aggregate of one accelerator's GPU-to-GPU links
+    # A full mesh of direct links (Infinity Fabric, Gaudi's RoCE ports): the number of peers sharing
+    # interconnect_gbs equally; None = a switch, every peer at the full bandwidth (throughput.allreduce_time).
+    interconnect_mesh_peers: int | None = None
     price_usd: float | None = None
     # Dense FP16 tensor peak with FP16 accumulate. GeForce parts run FP32 accumulate at half their tensor rate,
     # so for them this is 2 x fp16_tflops (NVIDIA GA102/AD102/GB202 whitepapers); professional and datacenter
@@ -254,6 +257,13 @@ class HardwareSpec:
     # The speed model uses it where an engine's kernels cannot reach the datasheet peak on a family
     # (reports/sizing/throughput.py, LLAMA_CPP_TENSOR_PEAK_SHARE).
     architecture: str = ""
+
+    @property
+    def mesh_link_gbs(self) -> float | None:
+        """Bidirectional bandwidth of the direct link to one peer in a full mesh (None: a switch or unknown)."""
+        if not self.interconnect_gbs or not self.interconnect_mesh_peers:
+            return None
+        return self.interconnect_gbs / self.interconnect_mesh_peers
 
 
 @dataclass(frozen=True)

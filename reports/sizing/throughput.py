@@ -403,11 +403,21 @@ def allreduce_time(
     Ring all-reduce moves 2 (n-1)/n x payload over each GPU's link (Patarasuk & Yuan 2009; NCCL docs,
     "bus bandwidth"). HardwareSpec.interconnect_gbs is read as the vendor's bidirectional aggregate
     (NVIDIA quotes 900 GB/s for H100 NVLink = 450 per direction), so half of it is used per direction.
+
+    Behind a switch (NVSwitch) every GPU reaches any peer at that bandwidth. In a full mesh (MI300X: 7 Infinity
+    Fabric links of 128 GB/s; Gaudi 3: 21 RoCE ports, 3 per peer) a group of n GPUs has only n-1 of the peers'
+    links between its members, so it moves its all-reduce over (n-1)/peers of the bandwidth: one link for two
+    GPUs, all of them for eight (ROCm workload tuning guide: "In the case of 2- or 4-GPU collective operations ...
+    you can only use a fraction of the potential bandwidth on the node"). Measured on 8 x MI300X with a 4 GiB
+    all-reduce (github stas00/ml-engineering network/README.md): bus bandwidth 47.7 GB/s with 2 GPUs, 312.9 with 8,
+    6.6 x apart; this rule gives 64 and 448 GB/s, 7 x apart.
     """
     if gpus <= 1:
         return AllReduceCost(0.0, 0.0, 0.0, "none")
     if hardware.interconnect_gbs:
         link_gbs, latency, link = hardware.interconnect_gbs / 2, NVLINK_ALLREDUCE_LATENCY_S, "interconnect"
+        if hardware.interconnect_mesh_peers:
+            link_gbs *= min(1.0, (gpus - 1) / hardware.interconnect_mesh_peers)
     else:
         link_gbs, latency, link = DEFAULT_PCIE_GBS, PCIE_ALLREDUCE_LATENCY_S, "PCIe default"
     one = 2 * (gpus - 1) / gpus * payload_bytes / (link_gbs * GB) + latency

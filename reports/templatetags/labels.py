@@ -74,6 +74,29 @@ def public_source(text: str) -> str:
     return text
 
 
+# The status word that starts some benchmark rows' notes (reports/data/accuracy.json: "skipped: …"); the rest of
+# the note is the benchmark's English detail.
+NOTE_STATUS = {"skipped": _("skipped"), "informational": _("informational"),
+               "published size used": _("published size used"), "excluded": _("excluded")}
+
+
+def _note_parts(note: str) -> tuple[str, str]:
+    status, sep, detail = note.partition(": ")
+    return (str(NOTE_STATUS[status]), detail) if sep and status in NOTE_STATUS else ("", note)
+
+
+@register.filter
+def note_status(note: str) -> str:
+    """The translated status word of a benchmark row's note ("skipped" → "übersprungen"), or ""."""
+    return _note_parts(note or "")[0]
+
+
+@register.filter
+def note_detail(note: str) -> str:
+    """A benchmark row's note without its status word (stays in the benchmark's English)."""
+    return _note_parts(note or "")[1]
+
+
 @register.filter
 def kv_dtype_label(kv_dtype: str) -> str:
     """The configurator's name of a KV-cache type (FP16, Q8_0 (8-bit), …)."""

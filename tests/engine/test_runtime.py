@@ -213,3 +213,17 @@ def test_vllm_capacity_grows_with_utilization(util, context):
     low = runtime_memory(LLAMA_8B, scenario, **args).kv_capacity_tokens
     higher = Scenario(engine="vllm", kv_dtype="auto", context=context, gpu_memory_utilization=min(1.0, util + 0.01))
     assert runtime_memory(LLAMA_8B, higher, **args).kv_capacity_tokens >= low
+
+
+@pytest.mark.parametrize("backend, libraries, context_mib", [("cuda", "cuBLAS/NCCL", 300), ("rocm", "hipBLASLt/RCCL", 300),
+                                                             ("other", "BLAS and collectives", 0)])
+def test_vllm_rows_name_the_platforms_libraries(backend, libraries, context_mib):
+    """On ROCm vLLM loads RCCL where CUDA has NCCL, and AMD's guide names hipBLASLt; the sizes stay CUDA's."""
+    scenario, kv = vllm_llama(context=8192)
+    runtime = runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=14.99 * GIB, kv=kv,
+                             hardware_memory_bytes=H100, hardware_name="H100-80GB", backend=backend)
+    non_torch = runtime.term("non-torch memory")
+    assert non_torch.bytes == 0.25 * GIB
+    assert non_torch.explanation.startswith(f"0.25 GiB: {libraries} ")
+    assert runtime.term("device context").bytes == context_mib * 2**20
+    assert ("no separate device context" in runtime.term("device context").explanation) == (context_mib == 0)

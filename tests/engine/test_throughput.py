@@ -509,3 +509,24 @@ def test_offloaded_prefill_copies_the_ram_weights_over_the_host_link():
     assert offloaded.transfer_s == pytest.approx(0.2)
     assert offloaded.host_link_gbs == 50.0
     assert offloaded.micro_batch_ms == pytest.approx(resident.micro_batch_ms + 200.0)
+
+
+# --- all-reduce over a full mesh (throughput.allreduce_time) -----------------------------------------------------
+
+# MI300X: 7 Infinity Fabric links to the 7 other GPUs of its node, 896 GB/s bidirectional in all (accelerators.json).
+MESH = HardwareSpec(slug="mesh", name="Mesh GPU", vendor="AMD", memory_gb=192, bandwidth_gbs=5300, backend="rocm",
+                    interconnect_gbs=896, interconnect_mesh_peers=7)
+
+
+@pytest.mark.parametrize("gpus, link_gbs", [(2, 64.0), (4, 192.0), (8, 448.0)])
+def test_a_mesh_group_uses_only_the_links_between_its_members(gpus, link_gbs):
+    payload = 8192 * 2 * 4096  # hidden 8,192 × 2 B × a 4,096-token chunk
+    cost = throughput.allreduce_time(gpus=gpus, payload_bytes=payload, num_layers=80, hardware=MESH)
+    # 448 GB/s per direction over 7 links = 64 per link; a group of n GPUs has n − 1 of them.
+    assert cost.link_gbs == link_gbs
+    one = 2 * (gpus - 1) / gpus * payload / (link_gbs * 1e9) + throughput.NVLINK_ALLREDUCE_LATENCY_S
+    assert cost.seconds == pytest.approx(2 * 80 * one, rel=1e-12)
+    switched = throughput.allreduce_time(gpus=gpus, payload_bytes=payload, num_layers=80,
+                                         hardware=replace(MESH, interconnect_mesh_peers=None))
+    assert switched.link_gbs == 448.0  # NVSwitch: every peer at the full rate
+    assert MESH.mesh_link_gbs == 128.0
