@@ -248,10 +248,19 @@ class ReportPage:
 
     # ---- section 4: decode at a full cache
     @cached_property
-    def decode_full_context(self):
+    def speeds_full_context(self) -> Speeds:
+        """Decode with every sequence's cache full (depth = context): one stream, and the streams together."""
         e = self.estimate
         full = replace(e.scenario, depth=e.scenario.context)
-        return estimate_speeds(self.model, self.hardware, full, e.memory, e.params).decode
+        return estimate_speeds(self.model, self.hardware, full, e.memory, e.params)
+
+    @property
+    def decode_full_context(self):
+        return self.speeds_full_context.decode
+
+    @property
+    def aggregate_full_context(self):
+        return self.speeds_full_context.aggregate
 
     # ---- section 8
     @property

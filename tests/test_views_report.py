@@ -290,3 +290,32 @@ def test_decode_explanation_parts_add_up_to_the_time_per_token(client, db):
                       r"([\d.]+) ms per token", body)
     transfer, overhead, total = (float(x) for x in found.groups())
     assert overhead > 0 and abs(transfer + overhead - total) <= 0.011
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_several_streams_also_show_their_speed_with_full_caches(client, db, lang):
+    """The streams' total speed at empty caches (depth 0) reads only the weights; with every sequence's cache full it
+    reads their KV too. Both are the engine's figures (estimate_speeds at depth 0 and at depth = context)."""
+    from dataclasses import replace
+
+    from django.utils import translation
+
+    from reports.estimates import current_catalog
+    from reports.sizing.estimate import estimate_speeds
+    from reports.sizing.specs import Scenario
+    from reports.templatetags.fmt import toks
+
+    _, catalog = current_catalog()
+    model, hardware = catalog.model("llama-3-1-8b-instruct"), catalog.hardware["rtx-4090"]
+    scenario = Scenario(engine="vllm", batch=16, quant="Q4_K_M", context=32768)
+    estimate = catalog.estimate(model, hardware, scenario)
+    full = estimate_speeds(model, hardware, replace(scenario, depth=32768), estimate.memory, estimate.params).aggregate
+    assert full.batch == estimate.aggregate_decode.batch == 3  # the KV pool holds 3 full-context sequences
+    assert full.tokens_per_s < estimate.aggregate_decode.tokens_per_s
+    body = re.sub(r"\s+", " ", client.get(url("llama-3-1-8b-instruct", "rtx-4090", lang,
+                                             "engine=vllm&batch=16&quant=Q4_K_M&context=32768")).content.decode())
+    with translation.override(lang):
+        total, each = toks(full.tokens_per_s), toks(full.per_stream_tokens_per_s)
+    expected = {"en": f"{total} ({each} per stream) with 32K tokens cached in each",
+                "de": f"{total} ({each} pro Datenstrom) mit 32K Tokens im Cache jedes Datenstroms"}[lang]
+    assert expected in body
