@@ -158,7 +158,7 @@ class ConfiguratorForm(forms.Form):
                  "backend": backend_label(hardware.backend), "backends": engine_backend_labels(engine),
                  "other": dict(ENGINES)[default_engine(hardware)]}
         if hardware.backend in ENGINE_BACKENDS[engine]:
-            # The backend is one the engine is sized on, but not this accelerator (Gaudi, Cambricon, Kunlunxin).
+            # The backend is one the engine is sized on, but not this accelerator (Gaudi, Cambricon, Kunlunxin, MetaX).
             return _("%(engine)s does not run on %(hardware)s: it has no backend for this accelerator. "
                      "Choose %(other)s.") % words
         return _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator models it on "

@@ -93,8 +93,9 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
 VLLM_TRUST_REMOTE_CODE_ARCHITECTURES = frozenset({"kimi_k2", "kimi_linear"})
 
 
-def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> LaunchCommand:
-    """The vllm serve command of a memory plan."""
+def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platform: str | None = None
+                 ) -> LaunchCommand:
+    """The vllm serve command of a memory plan (``platform``: estimate.vllm_platform of the accelerator)."""
     quant = plan.weights.quant
     gguf = quant_format(quant).family.startswith("gguf")
     notes: list[str] = []
@@ -116,8 +117,11 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
         lines.append(f"--tensor-parallel-size {scenario.gpus}")
     lines.append(f"--max-model-len {scenario.context}")
     lines.append(f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}")
+    # vllm-gaudi quantizes to FP8 through Intel Neural Compressor: --quantization inc and the fp8_inc cache, with
+    # QUANT_CONFIG naming the files of a calibration run (vllm-gaudi docs/configuration/quantization/inc.md).
+    gaudi = platform == "intel-gaudi"
     if scenario.kv_dtype == "fp8":
-        lines.append("--kv-cache-dtype fp8")
+        lines.append("--kv-cache-dtype fp8_inc" if gaudi else "--kv-cache-dtype fp8")
     if scenario.max_num_seqs:
         # Only when the scenario sets it: the runtime figures (sampler warm-up, CUDA-graph sizes) are vLLM's
         # defaults otherwise, and a --max-num-seqs below them would make the page's memory differ from the server's.
@@ -131,9 +135,11 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan) -> Laun
         lines[0] = f"vllm serve ./{model.slug}-{quant}"
         notes.append("quantized_repo")
     elif quant == "FP8" and model.native_dtype != "fp8":
-        lines.append("--quantization fp8")  # vLLM quantizes BF16 weights to FP8 on load
+        lines.append("--quantization inc" if gaudi else "--quantization fp8")  # vLLM quantizes BF16 to FP8 on load
     elif gguf:
         notes.append("gguf_in_vllm")
+    if gaudi and (scenario.kv_dtype == "fp8" or (quant == "FP8" and model.native_dtype != "fp8")):
+        notes.append("gaudi_inc_calibration")
     offloaded = plan.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0
     if offloaded > 0:
         lines.append(f"--cpu-offload-gb {vllm_cpu_offload_gib(offloaded, scenario.gpus):g}")

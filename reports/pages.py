@@ -24,8 +24,9 @@ from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario, estimate_speeds, fitting_plan,
-    format_runs_on, plan_memory,
+    format_runs_on, kv_cache_known, native_format, plan_memory,
 )
+from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
@@ -39,14 +40,15 @@ SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
-# The same under vLLM (where llama.cpp does not run): the checkpoint formats, by bits per weight.
+# The same under vLLM (where llama.cpp does not run): the checkpoint formats, by bits per weight, below the model's
+# own released format (vllm_format_ladder: gpt-oss starts at MXFP4, DeepSeek-V3 at FP8).
 VLLM_FORMAT_LADDER = ("BF16", "FP8", "AWQ", "GPTQ")
 # Every format a hardware table may choose, by quality (runnable_ladder adds F16 and Q4_0 for llama.cpp's CANN).
-QUALITY_ORDER = ("BF16", "F16", "FP8", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "AWQ", "GPTQ", "Q4_0", "IQ4_XS",
-                 "Q3_K_M", "Q2_K")
+QUALITY_ORDER = ("BF16", "FP16", "F16", "FP8", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "MXFP4", "FP8_FP4", "AWQ", "GPTQ",
+                 "Q4_0", "IQ4_XS", "Q3_K_M", "Q2_K")
 # Sorting by verdict puts the comfortable fits first.
 # "unsupported": memory would hold it, but the engine's backend does not run the format (MemoryPlan.format_runs).
-VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3, "unsupported": 4}
+VERDICT_RANK = {"fits": 0, "unified": 1, "tight": 2, "exceeds": 3, "unsupported": 4, "unsizable": 5}
 MAX_QUERY_LENGTH = 100  # search input beyond this is cut (nobody types a longer model name)
 
 
@@ -155,7 +157,7 @@ class AcceleratorRow:
 
     @property
     def fits(self) -> bool:
-        return self.verdict is not None and self.verdict not in ("exceeds", "unsupported")
+        return self.verdict is not None and self.verdict not in ("exceeds", "unsupported", "unsizable")
 
 
 MODEL_TABLE_COLUMNS = (
@@ -187,8 +189,13 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         hardware=hardware, usable_bytes=usable_bytes(hardware),
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
-        decode_tok_s=decode, verdict=_row_verdict(short), report_url=report_url,
+        decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, opening), report_url=report_url,
         hardware_url=hardware_url, runs=short.runs if short else True, opening=opening)
+
+
+def _unsizable(model: ModelSpec, opening: Scenario) -> str | None:
+    """"unsizable" where no engine sizes the model (vLLM without its layer shapes, no llama.cpp backend)."""
+    return "unsizable" if opening.engine == "vllm" and not kv_cache_known(model) else None
 
 
 def _row_verdict(plan: MemoryPlan | None) -> str | None:
@@ -326,6 +333,16 @@ HARDWARE_TABLE_COLUMNS = (
 )
 
 
+def vllm_format_ladder(model: ModelSpec) -> tuple[str, ...]:
+    """The formats a hardware table tries under vLLM, in order: the model's released format; BF16, its lossless
+    upcast, where vLLM has no kernels for the release (estimate.default_quant opens there too); then the formats of
+    VLLM_FORMAT_LADDER with fewer bits per weight than the release (an upcast gains no quality)."""
+    native = native_format(model)
+    bits = quant_format(native).bits_per_weight
+    smaller = (quant for quant in VLLM_FORMAT_LADDER if quant_format(quant).bits_per_weight < bits)
+    return tuple(dict.fromkeys((native, "BF16", *smaller)))
+
+
 def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] | None = None) -> tuple[str, ...]:
     """The formats a hardware table chooses from: `ladder` (the engine's: FORMAT_LADDER or VLLM_FORMAT_LADDER),
     or where the backend runs only a few formats (estimate.backend_formats: llama.cpp's CANN runs F16, Q8_0, Q4_0)
@@ -346,8 +363,9 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
                         ladder: Sequence[str] | None = None) -> tuple[str, MemoryPlan] | None:
     """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
 
-    fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them; the smallest
-    format is tried first, so a model too large for the accelerator costs one lookup instead of the whole ladder.
+    fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them; the format with
+    the fewest bits per weight is tried first, so a model too large for the accelerator costs one lookup instead of
+    the whole ladder.
     """
     if scenario is None:
         scenario = default_scenario(model, hardware)
@@ -358,14 +376,16 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
         except SizingError:
             return None  # e.g. vLLM loads no DeepSeek-V4 in this format
 
+    if ladder is None and scenario.engine == "vllm":
+        ladder = vllm_format_ladder(model)
     ladder = runnable_ladder(hardware, scenario.engine, ladder)
-    if not ladder or fitting(ladder[-1]) is None:
+    if not ladder or fitting(min(ladder, key=lambda quant: quant_format(quant).bits_per_weight)) is None:
         return None
     for quant in ladder:
         plan = fitting(quant)
         if plan is not None:
             return quant, plan
-    return None  # unreachable: the last format fits
+    return None  # the smallest format fits, but the engine refuses it for this model (an MXFP4 dense model)
 
 
 def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,
@@ -374,7 +394,9 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     opening = default_scenario(model, hardware)
     best = best_fitting_format(model, hardware, opening)
     if best is None:
-        verdict = "exceeds" if runnable_ladder(hardware, opening.engine) else "unsupported"
+        ladder = vllm_format_ladder(model) if opening.engine == "vllm" else None
+        verdict = "exceeds" if runnable_ladder(hardware, opening.engine, ladder) else "unsupported"
+        verdict = _unsizable(model, opening) or verdict
         return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
                         not model.layer_count_known)
     quant, plan = best
@@ -508,12 +530,14 @@ def _entry_hardware(catalog: CatalogSnapshot, criteria: dict) -> HardwareSpec | 
 
 
 def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus: int) -> EntryPoint:
-    scenario = replace(DEFAULT_SCENARIO, gpus=gpus, engine=default_engine(hardware))
     template = report_path("MODEL-SLUG", hardware.slug)
     suffix = f"?gpus={gpus}" if gpus > 1 else ""
     fitting = []
     for row in catalog.model_rows:
         model = catalog.model(row.slug)
+        # The report's opening configuration there (vLLM and its format where llama.cpp has no backend), so the
+        # link opens on what the entry lists.
+        scenario = replace(default_scenario(model, hardware), gpus=gpus)
         plan = fitting_plan(model, hardware, scenario)
         if plan is None:
             continue

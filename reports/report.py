@@ -29,7 +29,7 @@ from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, engine_runs_on, estimate_speeds, finetune_memory,
     default_scenario, fits, kv_cache_known, native_format, offer_order, plan_memory, validate_scenario,
-    vllm_lacks_compressed_attention,
+    vllm_lacks_compressed_attention, vllm_platform,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -44,6 +44,7 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
+VLLM_MATRIX_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
@@ -289,6 +290,11 @@ class ReportPage:
         return e is not None and e.scenario.engine == "vllm" and e.scenario.batch > 1 and e.kv is not None
 
     @property
+    def llama_cpp_unavailable(self) -> bool:
+        """ggml has no backend for this accelerator (Gaudi, Cambricon, ...): the launch section says so."""
+        return not engine_runs_on("llama.cpp", self.hardware)
+
+    @property
     def vllm_unavailable(self) -> bool:
         """vLLM has no backend for this accelerator (Apple GPUs): the launch section says so instead of a command."""
         return not engine_runs_on("vllm", self.hardware)
@@ -300,7 +306,7 @@ class ReportPage:
             vllm = None
         return (llama_cpp_command(self.model, *llama, separate_machines=self.hardware.kind == "unified")
                 if llama else None,
-                vllm_command(self.model, *vllm) if vllm else None)
+                vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware)) if vllm else None)
 
     @cached_property
     def vllm_alternative_exceeds(self) -> bool:
@@ -317,7 +323,7 @@ class ReportPage:
         e = self.estimate
         if e.scenario.engine == engine:
             return e.scenario, e.memory
-        kv_dtype = {"llama.cpp": {"fp8": "q8_0"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
+        kv_dtype = {"llama.cpp": {"fp8": "q8_0", "auto": "f16"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
             e.scenario.kv_dtype, e.scenario.kv_dtype)
         quant = e.scenario.quant
         if engine == "vllm" and self.model.compressed_attention is not None:
@@ -471,6 +477,8 @@ class ReportPage:
     def matrix(self) -> list[MatrixRow]:
         e = self.estimate
         formats = [native_format(self.model), *MATRIX_FORMATS]
+        if e.scenario.engine == "vllm":
+            formats[1:1] = VLLM_MATRIX_FORMATS  # the checkpoints vLLM usually serves, before its experimental GGUF
         if e.scenario.quant not in formats:
             formats.append(e.scenario.quant)
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few

@@ -54,14 +54,36 @@ def test_explicit_choices_are_kept_and_refused_with_a_message(client):
 
 
 @pytest.mark.parametrize("lang, text", [
-    ("en", "one sequence (vLLM), and its decode speed"),
-    ("de", "einer Sequenz (vLLM) passt"),
+    ("en", "For each model under vLLM (llama.cpp does not run here): its released checkpoint or, where that does not "
+           "run or fit, the highest-quality of BF16, FP8, AWQ, GPTQ that fits"),
+    ("de", "Für jedes Modell unter vLLM (llama.cpp läuft hier nicht)"),
 ])
 def test_hardware_page_sizes_with_vllm_where_llama_cpp_does_not_run(client, lang, text):
     body = client.get(f"/{lang}/hardware/gaudi-3-128gb/").content.decode()
     assert text in body
     assert "?quant=BF16" in body  # the rows' links open the report at the format they sized
     assert "?quant=Q4_K_M" not in body
+    # Llama 3.3 70B at FP8 (INC on Gaudi), as its BF16 exceeds one card; gpt-oss-20b as BF16, since neither
+    # vllm-gaudi nor the MLU590's vendor build runs its MXFP4 release.
+    assert re.search(r'Llama 3.3 70B Instruct</a></th>\s*<td class="num">[^<]+</td>\s*<td>FP8</td>', body)
+    assert re.search(r'gpt-oss-20b</a></th>\s*<td class="num">[^<]+</td>\s*<td>BF16</td>', body)
+    mlu = client.get(f"/{lang}/hardware/mlu590-80gb/").content.decode()
+    assert re.search(r'gpt-oss-20b</a></th>\s*<td class="num">[^<]+</td>\s*<td>BF16</td>', mlu)
+
+
+@pytest.mark.parametrize("lang, text", [
+    ("en", "No llama.cpp command for Gaudi 3 128GB HBM2e: llama.cpp has no backend for this accelerator."),
+    ("de", "Kein llama.cpp-Befehl für Gaudi 3 128GB HBM2e: llama.cpp hat kein Backend für diesen Beschleuniger."),
+])
+def test_launch_section_says_why_there_is_no_llama_cpp_command(client, lang, text):
+    body = client.get(f"/{lang}/report/llama-3-1-8b-instruct/gaudi-3-128gb/").content.decode()
+    assert text in body and "llama-server" not in body
+
+
+def test_the_llama_cpp_command_stays_beside_a_vllm_page_with_the_auto_cache(client):
+    # "auto" is llama.cpp's F16 in the other engine's command, not a refusal that drops the command.
+    body = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?engine=vllm&kv_dtype=auto&quant=Q8_0")
+    assert "llama-server" in body.content.decode() and "vllm serve" in body.content.decode()
 
 
 @pytest.mark.parametrize("lang, text", [("en", "vLLM, BF16: llama.cpp does not run here"),
@@ -86,3 +108,25 @@ def test_kv_dtype_auto_is_the_engines_default(client, lang):
         same = client.get(f"{base}&engine={engine}&kv_dtype={explicit}").content.decode()
         assert kv_row.search(auto.content.decode()).group(1) == kv_row.search(same).group(1)
         assert selected("kv_dtype", auto.content.decode()) == "auto"
+
+
+@pytest.mark.parametrize("lang, note", [
+    ("en", "On Gaudi, FP8 runs through Intel Neural Compressor"),
+    ("de", "Auf Gaudi läuft FP8 über Intel Neural Compressor"),
+])
+def test_gaudi_fp8_command_uses_inc(client, lang, note):
+    """vllm-gaudi quantizes to FP8 with INC (--quantization inc, --kv-cache-dtype fp8_inc, QUANT_CONFIG from a
+    calibration run); the same configuration on an H100 keeps vLLM's own fp8."""
+    query = "engine=vllm&quant=FP8&kv_dtype=fp8"
+    body = client.get(f"/{lang}/report/llama-3-3-70b-instruct/gaudi-3-128gb/?{query}").content.decode()
+    assert "--kv-cache-dtype fp8_inc" in body and "--quantization inc" in body and note in body
+    h100 = client.get(f"/{lang}/report/llama-3-3-70b-instruct/h100-80gb-sxm/?{query}&gpus=2").content.decode()
+    assert "--kv-cache-dtype fp8 " in h100.replace("\\", " ") and "--quantization fp8" in h100
+    assert "fp8_inc" not in h100 and note not in h100
+
+
+def test_hardware_page_says_which_models_no_engine_sizes_there(client):
+    body = client.get("/en/hardware/gaudi-3-128gb/").content.decode()
+    row = re.search(r'Cohere Command A 111B</a></th>(.*?)</tr>', body, re.S).group(1)
+    assert "verdict-unsizable" in row and "not sizable here" in row
+    assert "verdict-exceeds" not in row

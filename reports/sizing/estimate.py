@@ -249,7 +249,7 @@ def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
 
 def default_engine(hardware: HardwareSpec) -> str:
     """The engine a page on this accelerator opens with: llama.cpp, which runs every GGUF format from one file,
-    unless it has no backend there (Gaudi, Cambricon, Kunlunxin: vLLM through their builds)."""
+    unless it has no backend there (Gaudi, Cambricon, Kunlunxin, MetaX: vLLM through their builds)."""
     return next((engine for engine in ENGINES if engine_runs_on(engine, hardware)), ENGINES[0])
 
 
@@ -265,11 +265,15 @@ def native_format(model: ModelSpec) -> str:
 
 def default_quant(model: ModelSpec, hardware: HardwareSpec, engine: str) -> str:
     """The format a configuration opens with when it names none: Q4_K_M, unless the engine cannot run it for this
-    model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF), then the
-    released checkpoint's format."""
+    model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF); then the
+    released checkpoint's format where vLLM has kernels for it there, else BF16 (an FP8 or MXFP4 release on Gaudi or
+    a vendor build), else the released format, which the page then marks as not running."""
     if engine == "vllm" and (model.compressed_attention is not None
                              or not format_runs_on(engine, DEFAULT_QUANT, hardware)):
-        return native_format(model)
+        native = native_format(model)
+        if format_runs_on(engine, native, hardware) or not format_runs_on(engine, "BF16", hardware):
+            return native
+        return "BF16"
     return DEFAULT_QUANT
 
 
@@ -421,8 +425,12 @@ CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
 
 
 # vLLM's quantization kernels by platform, from its table "Supported Hardware" (docs.vllm.ai/en/v0.14.0/features/
-# quantization/): AMD GPUs have no AWQ or GPTQ kernels; Intel GPUs no GGUF; Intel Gaudi none of AWQ, GPTQ, FP8 W8A8
-# and GGUF (its 8-bit path is INC's own calibration, "INC (W8A8)"). The table's "FP8 (W8A8) ❌" for Intel GPUs is
+# quantization/): AMD GPUs have no AWQ or GPTQ kernels; Intel GPUs no GGUF. Intel Gaudi runs vLLM through the
+# vllm-gaudi plugin, whose quantization backends are INC (FP8 weights and KV cache after a calibration run), AutoAWQ
+# and GPTQModel (vllm-gaudi docs/configuration/quantization/quantization.md, 2026-08): no GGUF, and no MXFP4 or FP4
+# experts (its validated gpt-oss checkpoints are the BF16 ones, lmsys/gpt-oss-*-bf16, docs/getting_started/
+# validated_models.md). The upstream table's ❌ for Gaudi's AWQ, GPTQ and FP8 predates the plugin. The table's
+# "FP8 (W8A8) ❌" for Intel GPUs is
 # FP8 compute: FP8 weights run there ("Mixed precision support for BF16, FP16, INT4 and FP8 vLLM recipes", FP8
 # models on 8 × Arc Pro B60 in its Figure 1: Intel vLLM team, blog.vllm.ai 2025-11-11 "Fast and Affordable LLMs
 # serving on Intel Arc Pro B-Series GPUs with vLLM"). NVIDIA GPUs from Ampere on run all of them: Ampere runs FP8
@@ -430,10 +438,11 @@ CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
 # W8A16, utilizing FP8 Marlin", the FP8 W8A8 page). "GGUF" stands for every GGUF type. Formats the table has no
 # row for (MXFP4, FP8_FP4) are left to the checks of their own.
 VLLM_QUANT_TABLE_SOURCE = "docs.vllm.ai/en/v0.14.0/features/quantization/ (Supported Hardware)"
+VLLM_GAUDI_QUANT_SOURCE = "vllm-gaudi docs/configuration/quantization/quantization.md: INC, AutoAWQ, GPTQModel"
 VLLM_FORMATS_WITHOUT_KERNELS = {
     "amd-gpu": frozenset({"AWQ", "GPTQ"}),
     "intel-gpu": frozenset({"GGUF"}),
-    "intel-gaudi": frozenset({"AWQ", "GPTQ", "FP8", "GGUF"}),
+    "intel-gaudi": frozenset({"GGUF", "MXFP4", "FP8_FP4"}),
 }
 # Vendors whose accelerators vLLM reaches only through their own build or plugin (vLLM-MLU, vllm-metax, vLLM-Kunlun,
 # vLLM-MUSA, Hygon's DTK build): no column of vLLM's quantization table is theirs, and what those builds run beyond
@@ -470,7 +479,7 @@ def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
         return fmt.name in VLLM_SIXTEEN_BIT_FORMATS
     names = {"GGUF"} if fmt.family in ("gguf", "gguf-dynamic") else {fmt.name}
     if fmt.name == "FP8_FP4":
-        names.add("FP8")  # FP8 attention and dense layers beside its FP4 experts
+        names.add("FP8")  # FP8 attention and dense layers beside its FP4 experts (and those FP4 experts)
     return not names & VLLM_FORMATS_WITHOUT_KERNELS[platform]
 
 
@@ -629,8 +638,9 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     required = tp.all_ranks_bytes + kv.total_bytes + runtime_bytes
     usable = engine_usable_bytes(hardware, scenario)
     if runtime.unused_bytes:
-        # vllm-gaudi leaves (1 − utilization) of the memory free after loading unused, not of the total.
-        usable = min(usable_bytes(hardware), reported_memory_bytes(hardware) - runtime.unused_bytes)
+        # vllm-gaudi leaves (1 − utilization) of the memory free after loading unused, not of the total; the rest is
+        # its budget (no usable-memory factor on top: the pool it reports is sized from that budget alone).
+        usable = reported_memory_bytes(hardware) - runtime.unused_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, False, tp, None, kv, runtime, tp.all_ranks_bytes, runtime_bytes, fit)
 
@@ -1104,9 +1114,10 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                               f"{scenario.quant} checkpoints: only BF16 and FP16 are counted as running there",
                               {"quant": scenario.quant, "hardware": hardware.name}))
         else:
+            source = VLLM_GAUDI_QUANT_SOURCE if platform == "intel-gaudi" else VLLM_QUANT_TABLE_SOURCE
             notes.append(Note("vllm_format_not_on_platform",
                               f"vLLM has no {scenario.quant} kernels for {hardware.name}'s platform ({platform}; "
-                              f"{VLLM_QUANT_TABLE_SOURCE}): --quant {scenario.quant} does not run there",
+                              f"{source}): --quant {scenario.quant} does not run there",
                               {"quant": scenario.quant, "platform": platform, "hardware": hardware.name}))
     elif not plan.format_runs:
         formats = sorted(backend_formats(scenario.engine, hardware) or ())

@@ -3,6 +3,8 @@ in the report's loops."""
 
 from __future__ import annotations
 
+import re
+
 from django import template
 from django.utils.html import format_html
 from django.utils.translation import gettext
@@ -16,7 +18,7 @@ register = template.Library()
 ENGINE_NAMES = {"llama.cpp": "llama.cpp", "vllm": "vLLM"}
 
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds"),
-                 "unsupported": _("format not supported")}
+                 "unsupported": _("format not supported"), "unsizable": _("not sizable here")}
 # The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
 VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< 8 % buffer)"),
                 "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
@@ -80,14 +82,21 @@ NOTE_STATUS = {"skipped": _("skipped"), "informational": _("informational"),
                "published size used": _("published size used"), "excluded": _("excluded")}
 
 
+_NOTE_STATUS_PATTERN = re.compile(r"^(" + "|".join(map(re.escape, NOTE_STATUS)) + r")\b([^:]*: )")
+
+
 def _note_parts(note: str) -> tuple[str, str]:
-    status, sep, detail = note.partition(": ")
-    return (str(NOTE_STATUS[status]), detail) if sep and status in NOTE_STATUS else ("", note)
+    """("übersprungen: ", "no KV token figure …") from "skipped: no KV token figure …": the status word translated,
+    with what stands between it and its colon ("excluded (-6.6 %): …"); ("", note) for any other note."""
+    match = _NOTE_STATUS_PATTERN.match(note)
+    if not match:
+        return "", note
+    return str(NOTE_STATUS[match.group(1)]) + match.group(2), note[match.end():]
 
 
 @register.filter
 def note_status(note: str) -> str:
-    """The translated status word of a benchmark row's note ("skipped" → "übersprungen"), or ""."""
+    """The translated status of a benchmark row's note with its colon ("skipped: " → "übersprungen: "), or ""."""
     return _note_parts(note or "")[0]
 
 

@@ -62,3 +62,16 @@ def test_the_opening_configuration_follows_the_engine():
     # Each opening configuration is one the engine sizes without an error.
     plan_memory(dsv4, catalog.accelerator("b200-180gb"), replace(default_scenario(dsv4, h200, "vllm"), gpus=2))
     assert plan_memory(llama, gaudi, opening).runs
+
+
+def test_vllm_opens_a_release_it_has_no_kernels_for_in_bf16():
+    """gpt-oss ships MXFP4, which neither vllm-gaudi (INC, AutoAWQ, GPTQModel) nor a vendor build (Cambricon: only
+    BF16/FP16 published) runs: the page opens at the BF16 upcast. An FP8 release (DeepSeek-V3) runs on Gaudi (INC)
+    but not on the vendor build."""
+    gpt_oss, deepseek = catalog.model("gpt-oss-20b"), catalog.model("deepseek-v3-0324")
+    gaudi, mlu = catalog.accelerator("gaudi-3-128gb"), catalog.accelerator("mlu590-80gb")
+    assert default_quant(gpt_oss, gaudi, "vllm") == "BF16"
+    assert default_quant(gpt_oss, mlu, "vllm") == "BF16"
+    assert default_quant(deepseek, gaudi, "vllm") == "FP8"
+    assert default_quant(deepseek, mlu, "vllm") == "BF16"
+    assert default_quant(deepseek, catalog.accelerator("h200-141gb-sxm"), "vllm") == "Q4_K_M"

@@ -206,8 +206,9 @@ def test_vllm_on_the_310p_runs_float16_only():
     ("instinct-mi300x-192gb", ("BF16", "FP8", "Q4_K_M"), ("AWQ", "GPTQ")),
     # Intel GPU: ✅ AWQ, GPTQ; ❌ GGUF. FP8 weights run (the Intel vLLM team's FP8 recipes on Arc Pro B60).
     ("arc-pro-b60-24gb", ("BF16", "AWQ", "GPTQ", "FP8"), ("Q4_K_M", "Q8_0")),
-    # Intel Gaudi: ❌ AWQ, GPTQ, FP8 (W8A8), GGUF.
-    ("gaudi-3-128gb", ("BF16", "FP16"), ("AWQ", "GPTQ", "FP8", "Q8_0")),
+    # Intel Gaudi through vllm-gaudi: INC (FP8), AutoAWQ, GPTQModel; no GGUF (the upstream table's ❌ for AWQ, GPTQ
+    # and FP8 predates the plugin).
+    ("gaudi-3-128gb", ("BF16", "FP16", "FP8", "AWQ", "GPTQ"), ("Q8_0", "Q4_K_M")),
     # No column: a vendor's build (Cambricon) runs what is published, the 16-bit checkpoint.
     ("mlu590-80gb", ("BF16", "FP16"), ("AWQ", "FP8", "Q4_K_M")),
     # NVIDIA Ampere runs FP8 checkpoints weight-only (FP8 Marlin): every format.
@@ -244,10 +245,14 @@ def test_vllm_recommendations_skip_accelerators_without_the_formats_kernels():
 
 
 def test_vllm_format_rules_for_fp8_fp4_hygon_and_hardware_the_catalog_does_not_know():
-    # DeepSeek-V4's FP8_FP4 holds FP8 layers: not on Gaudi, which has no FP8 W8A8 kernels in vLLM's table.
+    # DeepSeek-V4's FP8_FP4 holds FP4 experts, and gpt-oss's MXFP4 is FP4 too: vllm-gaudi quantizes with INC,
+    # AutoAWQ and GPTQModel only (it validates gpt-oss as a BF16 checkpoint).
     gaudi = catalog.accelerator("gaudi-3-128gb")
     assert not estimate(catalog.model("deepseek-v4-flash"), gaudi,
                         Scenario(engine="vllm", quant="FP8_FP4", kv_dtype="auto", gpus=4)).memory.format_runs
+    gpt_oss = estimate(catalog.model("gpt-oss-120b"), gaudi, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"))
+    assert not gpt_oss.memory.format_runs
+    assert codes(gpt_oss)["vllm_format_not_on_platform"].params["platform"] == "intel-gaudi"
     # Hygon's DCU runs a ROCm-like stack, but vLLM reaches it through Hygon's own build: not "AMD GPUs".
     dcu = catalog.accelerator("dcu-k100-ai-64gb")
     assert codes(estimate(catalog.model("llama-3-1-8b-instruct"), dcu,
