@@ -308,6 +308,12 @@ class ReportPage:
                 if llama else None,
                 vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware)) if vllm else None)
 
+    @property
+    def commands_in_page_order(self) -> tuple[LaunchCommand | None, LaunchCommand | None]:
+        """The page's own engine first (a vLLM page leads with vllm serve)."""
+        llama, vllm = self.commands
+        return (vllm, llama) if self.estimate.scenario.engine == "vllm" else (llama, vllm)
+
     @cached_property
     def vllm_alternative_exceeds(self) -> bool:
         """On a llama.cpp page, the vLLM variant of the configuration would not start: vLLM offloads nothing by

@@ -86,14 +86,19 @@ def test_the_llama_cpp_command_stays_beside_a_vllm_page_with_the_auto_cache(clie
     assert "llama-server" in body.content.decode() and "vllm serve" in body.content.decode()
 
 
-@pytest.mark.parametrize("lang, text", [("en", "vLLM, BF16: llama.cpp does not run here"),
-                                        ("de", "vLLM, BF16: llama.cpp läuft hier nicht")])
-def test_model_page_marks_the_rows_sized_with_vllm(client, lang, text):
+@pytest.mark.parametrize("lang, vllm, cann", [
+    ("en", "vLLM, BF16: llama.cpp does not run here", "llama.cpp runs no Q4_K_M here"),
+    ("de", "vLLM, BF16: llama.cpp läuft hier nicht", "llama.cpp führt hier kein Q4_K_M aus"),
+])
+def test_model_page_marks_the_rows_sized_otherwise(client, lang, vllm, cann):
+    """Rows at another opening configuration than the table's Q4_K_M under llama.cpp say which: vLLM where llama.cpp
+    has no backend, Q4_0 or F16 where llama.cpp's CANN backend runs no Q4_K_M (the Atlas 300I's 310P: F16 only)."""
     body = client.get(f"/{lang}/model/llama-3-1-8b-instruct/").content.decode()
-    rows = re.findall(r'<th scope="row"><a href="[^"]+">([^<]+)</a><br><span class="muted">([^<]+)</span>', body)
-    assert {name for name, _ in rows} == {"Gaudi 3 128GB HBM2e", "MLU590 80GB", "Kunlunxin P800 64GB",
-                                          "MetaX C500 64GB"}
-    assert {note for _, note in rows} == {text}
+    rows = dict(re.findall(r'<th scope="row"><a href="[^"]+">([^<]+)</a><br><span class="muted">([^<]+)</span>',
+                           body))
+    assert rows == {"Gaudi 3 128GB HBM2e": vllm, "MLU590 80GB": vllm, "Kunlunxin P800 64GB": vllm,
+                    "MetaX C500 64GB": vllm, "Ascend 910B 64GB": f"Q4_0: {cann}", "Ascend 910C 128GB": f"Q4_0: {cann}",
+                    "Atlas 300I Duo 96GB (310P)": f"F16: {cann}"}
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -130,3 +135,10 @@ def test_hardware_page_says_which_models_no_engine_sizes_there(client):
     row = re.search(r'Cohere Command A 111B</a></th>(.*?)</tr>', body, re.S).group(1)
     assert "verdict-unsizable" in row and "not sizable here" in row
     assert "verdict-exceeds" not in row
+
+
+def test_launch_commands_lead_with_the_pages_engine(client):
+    vllm_page = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?engine=vllm&quant=Q8_0").content.decode()
+    assert vllm_page.index("vllm serve") < vllm_page.index("llama-server")
+    llama_page = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?quant=Q8_0").content.decode()
+    assert llama_page.index("llama-server") < llama_page.index("vllm serve")

@@ -42,6 +42,7 @@ from .fit import (
     place_llama_cpp,
     place_tensor_parallel,
     usable_bytes,
+    usable_factor,
     vllm_cpu_offload_gib,
 )
 from .kv_cache import DSV4_STATE_BYTES, KvBreakdown, kv_cache, resolve_kv_dtype
@@ -257,6 +258,7 @@ def default_engine(hardware: HardwareSpec) -> str:
 # is served in BF16.
 NATIVE_FORMAT = {"bf16": "BF16", "fp16": "FP16", "fp32": "BF16", "fp8": "FP8", "mxfp4": "MXFP4", "fp8_fp4": "FP8_FP4"}
 DEFAULT_QUANT = Scenario.quant  # Q4_K_M: the GGUF most people download
+LLAMA_CPP_FALLBACK_QUANTS = ("Q4_0", "Q8_0", "F16")  # where a backend runs few formats, the nearest to Q4_K_M first
 
 
 def native_format(model: ModelSpec) -> str:
@@ -266,14 +268,17 @@ def native_format(model: ModelSpec) -> str:
 def default_quant(model: ModelSpec, hardware: HardwareSpec, engine: str) -> str:
     """The format a configuration opens with when it names none: Q4_K_M, unless the engine cannot run it for this
     model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF); then the
-    released checkpoint's format where vLLM has kernels for it there, else BF16 (an FP8 or MXFP4 release on Gaudi or
-    a vendor build), else the released format, which the page then marks as not running."""
+    released checkpoint's format where vLLM has kernels for it there, else BF16 or FP16 (an FP8 or MXFP4 release on a
+    vendor build, the 310P's FP16-only vllm-ascend), else the released format, which the page marks as not running.
+    Under llama.cpp where its backend runs few formats (CANN): Q4_0, Q8_0 or F16, the first it runs."""
     if engine == "vllm" and (model.compressed_attention is not None
                              or not format_runs_on(engine, DEFAULT_QUANT, hardware)):
         native = native_format(model)
-        if format_runs_on(engine, native, hardware) or not format_runs_on(engine, "BF16", hardware):
-            return native
-        return "BF16"
+        return next((quant for quant in (native, "BF16", "FP16") if format_runs_on(engine, quant, hardware)), native)
+    if engine == "llama.cpp" and not format_runs_on(engine, DEFAULT_QUANT, hardware):
+        # llama.cpp's CANN backend runs F16, Q8_0 and Q4_0 (F16 only on the 310P): the nearest to Q4_K_M.
+        return next((quant for quant in LLAMA_CPP_FALLBACK_QUANTS if format_runs_on(engine, quant, hardware)),
+                    DEFAULT_QUANT)
     return DEFAULT_QUANT
 
 
@@ -1125,6 +1130,18 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           f"{scenario.engine} runs only {', '.join(formats)} models on {hardware.name}: "
                           f"--quant {scenario.quant} does not run there",
                           {"quant": scenario.quant, "formats": ", ".join(formats), "engine": scenario.engine}))
+    if plan.runtime.unused_bytes:
+        graphs = plan.runtime.term("HPU graphs")
+        notes.append(Note("vllm_gaudi_budget",
+                          f"vllm-gaudi budgets the memory free after loading and profiling: "
+                          f"{scenario.gpu_memory_utilization:g} of it for HPU graphs ({_gib(graphs.bytes)}) and the "
+                          f"KV cache, {_gib(plan.runtime.unused_bytes)} unused; usable "
+                          f"{_gib(plan.fit.usable_bytes_per_gpu)} per device, not the {usable_factor(hardware):.0%} "
+                          "of the accelerator's memory other engines get",
+                          {"utilization": scenario.gpu_memory_utilization, "graphs_gib": graphs.bytes / GIB,
+                           "unused_gib": plan.runtime.unused_bytes / GIB,
+                           "usable_gib": plan.fit.usable_bytes_per_gpu / GIB,
+                           "usual_share": usable_factor(hardware)}))
     tp = plan.tensor_parallel
     if tp is not None and tp.mxfp4_padding is not None:
         padding = tp.mxfp4_padding

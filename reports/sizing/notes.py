@@ -38,6 +38,10 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
 ``vllm_format_not_published``  quant: str, hardware: str
     vLLM runs on the accelerator only through its vendor's build, which publishes no support for this format:
     only BF16 and FP16 count as running.
+``vllm_gaudi_budget``          utilization: float, graphs_gib: float, unused_gib: float, usable_gib: float,
+                               usual_share: float (the usable share of memory other engines get there)
+    vLLM on Gaudi (vllm-gaudi) budgets the memory free after loading: utilization of it for HPU graphs and the KV
+    cache, the rest unused; the usable memory per device is the total less that unused share.
 ``vllm_mxfp4_padding``         kernel: str ("Marlin" | "FlashInfer" | "Triton"), intermediate_multiple: int,
                                hidden_multiple: int, padding_gib: float (all GPUs), checkpoint_gib: float
     vLLM allocates an MXFP4 checkpoint's routed experts padded for its MoE kernel (parallelism.py).

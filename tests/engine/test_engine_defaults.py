@@ -75,3 +75,15 @@ def test_vllm_opens_a_release_it_has_no_kernels_for_in_bf16():
     assert default_quant(deepseek, gaudi, "vllm") == "FP8"
     assert default_quant(deepseek, mlu, "vllm") == "BF16"
     assert default_quant(deepseek, catalog.accelerator("h200-141gb-sxm"), "vllm") == "Q4_K_M"
+
+
+@pytest.mark.parametrize("slug, llama_cpp, vllm", [("ascend-910b-64gb", "Q4_0", "Q4_K_M"),
+                                                   ("atlas-300i-duo-96gb", "F16", "FP16")])
+def test_ascend_opens_with_a_format_its_backend_runs(slug, llama_cpp, vllm):
+    """llama.cpp's CANN backend runs F16, Q8_0 and Q4_0 (the 310P only F16), vllm-ascend on the 310P only FP16: the
+    page opened at Q4_K_M, a configuration that does not run there."""
+    model, hardware = catalog.model("llama-3-1-8b-instruct"), catalog.accelerator(slug)
+    assert default_quant(model, hardware, "llama.cpp") == llama_cpp
+    assert default_quant(model, hardware, "vllm") == vllm
+    for engine in ("llama.cpp", "vllm"):
+        assert plan_memory(model, hardware, default_scenario(model, hardware, engine)).format_runs

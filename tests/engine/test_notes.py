@@ -150,6 +150,8 @@ GRID = [
      Scenario(engine="vllm", quant="AWQ", kv_dtype="auto"), ()),
     (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("mlu590-80gb"),
      Scenario(engine="vllm", quant="FP8", kv_dtype="auto"), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("gaudi-3-128gb"),
+     Scenario(engine="vllm", quant="BF16", kv_dtype="auto"), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
     "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",

@@ -75,3 +75,13 @@ def test_the_verdict_agrees_with_the_pool_when_the_weights_nearly_fill_the_memor
     capacity = plan.runtime.capacity
     assert capacity.kv_tokens >= context
     assert plan.fit.verdict != "exceeds"
+
+
+def test_the_page_note_gives_the_gaudi_budget():
+    from reports.sizing.estimate import estimate
+
+    result = estimate(catalog.model("llama-3-1-8b-instruct"), GAUDI_3, BF16_VLLM)
+    note = next(n for n in result.warnings if n.code == "vllm_gaudi_budget")
+    assert note.params["graphs_gib"] == result.memory.runtime.term("HPU graphs").bytes / GIB
+    assert note.params["usable_gib"] == result.memory.fit.usable_bytes_per_gpu / GIB
+    assert note.params["unused_gib"] == result.memory.runtime.unused_bytes / GIB
