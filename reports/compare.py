@@ -100,4 +100,5 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
 
 
 def compare_form(model: ModelSpec, query: QueryDict, catalog: CatalogSnapshot) -> ConfiguratorForm:
-    return ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context, default_budget=None)
+    return ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context, default_budget=None,
+                            model=model)

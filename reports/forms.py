@@ -15,7 +15,8 @@ from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
+    DEFAULT_QUANT, ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_kv_dtype,
+    default_scenario, engine_runs_on, native_format,
 )
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 from reports.templatetags.labels import ARCHITECTURES, ENGINE_NAMES
@@ -85,12 +86,18 @@ class ConfiguratorForm(forms.Form):
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
                     "hours": DEFAULT_HOURS_PER_DAY, "kwh": DEFAULT_USD_PER_KWH}
-        if hardware is not None and model is not None:
+        if model is not None:
             # What the page opens with follows the engine, so a partial URL (?engine=vllm) is a state that runs where
             # one exists: vLLM on Gaudi or DeepSeek-V4 under vLLM take the released checkpoint (and its FP8 cache).
-            engine = data.get("engine") or default_engine(hardware)
-            opening = default_scenario(model, hardware, engine if engine in ENGINE_BACKENDS else None)
-            defaults["engine"] = default_engine(hardware)
+            # Without an accelerator (the compare page) only the model's own limits apply.
+            engine = data.get("engine") or (default_engine(hardware) if hardware is not None else "llama.cpp")
+            engine = engine if engine in ENGINE_BACKENDS else "llama.cpp"
+            if hardware is not None:
+                opening = default_scenario(model, hardware, engine)
+                defaults["engine"] = default_engine(hardware)
+            else:
+                opening = Scenario(quant=native_format(model) if engine == "vllm" and model.compressed_attention
+                                   else DEFAULT_QUANT, kv_dtype=default_kv_dtype(model, engine))
             defaults["kv_dtype"] = opening.kv_dtype
             if opening.quant in quant_names:
                 defaults["quant"] = opening.quant

@@ -142,3 +142,12 @@ def test_launch_commands_lead_with_the_pages_engine(client):
     assert vllm_page.index("vllm serve") < vllm_page.index("llama-server")
     llama_page = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?quant=Q8_0").content.decode()
     assert llama_page.index("llama-server") < llama_page.index("vllm serve")
+
+
+def test_compare_page_opens_deepseek_v4_under_vllm_at_its_release(client):
+    """The compare page has no single accelerator: only the model's own limits set the defaults there."""
+    response = client.get("/en/compare/deepseek-v4-flash/?hw=b200-180gb:2&hw=h200-141gb-sxm:2&engine=vllm")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert selected("quant", body) == "FP8_FP4" and selected("kv_dtype", body) == "fp8"
+    assert "vLLM cannot load DeepSeek-V4 GGUF" not in body

@@ -1298,7 +1298,8 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
     naming the field on anything missing, mistyped or out of range."""
     if not isinstance(data, Mapping):
         raise SizingError(f"{option}: expected a JSON object, got {type(data).__name__}")
-    known = set(HARDWARE_NUMBER_LIMITS) | {"name", "vendor", "kind", "backend", "interconnect", "slug", "architecture"}
+    known = set(HARDWARE_NUMBER_LIMITS) | {"name", "vendor", "kind", "backend", "interconnect", "slug", "architecture",
+                                           "interconnect_mesh_peers"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise SizingError(f"{option}: unknown field {unknown[0]!r}")
@@ -1323,6 +1324,12 @@ def hardware_from_dict(data: Any, *, slug: str = "custom", option: str = "--hard
         if not low < value <= high:
             raise SizingError(f"{option}: {key!r} must be above {low:g} and at most {high:g} (got {value:g})")
         values[key] = float(value)
+    peers = data.get("interconnect_mesh_peers")
+    if peers is not None:
+        if isinstance(peers, bool) or not isinstance(peers, int) or not 1 <= peers <= 63:
+            raise SizingError(f"{option}: 'interconnect_mesh_peers' must be a whole number from 1 to 63 "
+                              f"(got {peers!r})")
+        values["interconnect_mesh_peers"] = peers
     kind = data.get("kind", "discrete")
     if kind not in ("discrete", "accelerator", "unified"):
         raise SizingError(f"{option}: 'kind' must be discrete, accelerator or unified (got {kind!r})")

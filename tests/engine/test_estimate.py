@@ -223,6 +223,8 @@ def test_shapeless_model_is_estimated_with_warnings():
     ({"name": "X", "memory_gb": 24, "bandwidth_gbs": 1, "backend": "opencl"}, "'backend' must be"),
     ({"name": "X", "memory_gb": 24, "bandwidth_gbs": 1, "colour": "red"}, "unknown field 'colour'"),
     ([1, 2], "expected a JSON object"),
+    ({"name": "X", "memory_gb": 24, "bandwidth_gbs": 1, "interconnect_mesh_peers": 7.5}, "'interconnect_mesh_peers'"),
+    ({"name": "X", "memory_gb": 24, "bandwidth_gbs": 1, "interconnect_mesh_peers": 0}, "'interconnect_mesh_peers'"),
 ])
 def test_hardware_file_validation(data, message):
     with pytest.raises(SizingError, match=message):
@@ -233,6 +235,10 @@ def test_hardware_file_as_in_the_contract():
     spec = hardware_from_dict({"name": "RTX 4090", "vendor": "NVIDIA", "memory_gb": 24, "bandwidth_gbs": 1008,
                                "fp16_tflops": 165.2, "kind": "discrete", "backend": "cuda", "tdp_w": 450})
     assert (spec.memory_gb, spec.bandwidth_gbs, spec.kind, spec.backend) == (24.0, 1008.0, "discrete", "cuda")
+    assert spec.interconnect_mesh_peers is None
+    mesh = hardware_from_dict({"name": "MI300X", "memory_gb": 192, "bandwidth_gbs": 5300, "backend": "rocm",
+                               "interconnect_gbs": 896, "interconnect_mesh_peers": 7})
+    assert (mesh.interconnect_mesh_peers, mesh.mesh_link_gbs) == (7, 128.0)
 
 
 # --- properties ----------------------------------------------------------------------------------------------------------

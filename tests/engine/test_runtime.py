@@ -215,8 +215,8 @@ def test_vllm_capacity_grows_with_utilization(util, context):
     assert runtime_memory(LLAMA_8B, higher, **args).kv_capacity_tokens >= low
 
 
-@pytest.mark.parametrize("backend, libraries, context_mib", [("cuda", "cuBLAS/NCCL", 300), ("rocm", "hipBLASLt/RCCL", 300),
-                                                             ("other", "BLAS and collectives", 0)])
+@pytest.mark.parametrize("backend, libraries, context_mib", [
+    ("cuda", "cuBLAS/NCCL", 300), ("rocm", "hipBLASLt/RCCL", 300), ("other", "BLAS and collectives", 0)])
 def test_vllm_rows_name_the_platforms_libraries(backend, libraries, context_mib):
     """On ROCm vLLM loads RCCL where CUDA has NCCL, and AMD's guide names hipBLASLt; the sizes stay CUDA's."""
     scenario, kv = vllm_llama(context=8192)
