@@ -637,7 +637,9 @@ def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quant
     assert not plan_memory(model, atlas, Scenario()).runs
     assert plan_memory(model, atlas, Scenario(quant="F16")).runs
     assert not plan_memory(model, ascend, Scenario()).runs and plan_memory(model, ascend, Scenario(quant="Q8_0")).runs
-    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
+    # The page opens at F16 there (estimate.default_quant); Q4_K_M, asked for, says why it does not run.
+    assert "Memory breakdown" in text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
+    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb", query="quant=Q4_K_M"))
     assert "llama.cpp runs only F16, F32 models on this accelerator: Q4_K_M does not run here." in text
     assert "llama.cpp on Atlas 300I Duo 96GB (310P) does not run Q4_K_M models." in text
     assert "more than it holds" not in text
@@ -698,7 +700,7 @@ def test_an_explicit_offload_that_still_exceeds_reads_as_not_running(client):
 
 
 def test_a_format_the_backend_does_not_run_is_not_called_a_fit(client):
-    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb"))
+    text = text_of(client, url("qwen3-8b", "atlas-300i-duo-96gb", query="quant=Q4_K_M"))
     assert "The memory would hold it, but Q4_K_M does not run here" in text
     assert "Fits with safe headroom" not in text and "leaving" not in text.split("Engineering notes")[1][:300]
     compare = text_of(client, "/en/compare/qwen3-8b/?hw=atlas-300i-duo-96gb&hw=rtx-4090")
