@@ -484,7 +484,7 @@ def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
         return fmt.name in VLLM_SIXTEEN_BIT_FORMATS
     names = {"GGUF"} if fmt.family in ("gguf", "gguf-dynamic") else {fmt.name}
     if fmt.name == "FP8_FP4":
-        names.add("FP8")  # FP8 attention and dense layers beside its FP4 experts (and those FP4 experts)
+        names.add("FP8")  # FP8 attention and dense layers beside its FP4 experts: refused wherever FP8 is
     return not names & VLLM_FORMATS_WITHOUT_KERNELS[platform]
 
 
