@@ -359,15 +359,20 @@ def vllm_capture_sizes(max_num_seqs: int) -> list[int]:
     return [s for s in sizes if s <= largest]
 
 
-def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
-                  hardware_name: str, backend: str, version: tuple[int, int], enforce_eager: bool) -> RuntimeBreakdown:
+def _vllm_scheduler(scenario: Scenario, kv: KvBreakdown, total: float, hardware_name: str) -> tuple[int, int]:
+    """(max_num_seqs, max_num_batched_tokens): the scenario's, else `vllm serve`'s defaults on this GPU; SizingError
+    for a utilization outside (0, 1] or a KV breakdown that is not vLLM's."""
     if not 0 < scenario.gpu_memory_utilization <= 1:
         raise SizingError(f"--gpu-memory-utilization must be in (0, 1] (got {scenario.gpu_memory_utilization})")
     if kv.engine != "vllm":
         raise SizingError("vLLM runtime needs the vLLM KV breakdown (kv_cache with engine vllm)")
     default_seqs, default_tokens = vllm_scheduler_defaults(total, hardware_name)
-    max_num_seqs = scenario.max_num_seqs or default_seqs
-    mnbt = scenario.max_num_batched_tokens or default_tokens
+    return scenario.max_num_seqs or default_seqs, scenario.max_num_batched_tokens or default_tokens
+
+
+def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
+                  hardware_name: str, backend: str, version: tuple[int, int], enforce_eager: bool) -> RuntimeBreakdown:
+    max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, total, hardware_name)
     tp = kv.tp
     requested = scenario.gpu_memory_utilization * total  # mem_utils.request_memory
     activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp)
@@ -411,13 +416,7 @@ VLLM_HPU_GRAPH_RESERVED_SHARE = 0.1
 
 def _vllm_hpu_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
                       hardware_name: str, enforce_eager: bool) -> RuntimeBreakdown:
-    if not 0 < scenario.gpu_memory_utilization <= 1:
-        raise SizingError(f"--gpu-memory-utilization must be in (0, 1] (got {scenario.gpu_memory_utilization})")
-    if kv.engine != "vllm":
-        raise SizingError("vLLM runtime needs the vLLM KV breakdown (kv_cache with engine vllm)")
-    default_seqs, default_tokens = vllm_scheduler_defaults(total, hardware_name)
-    max_num_seqs = scenario.max_num_seqs or default_seqs
-    mnbt = scenario.max_num_batched_tokens or default_tokens
+    max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, total, hardware_name)
     utilization = scenario.gpu_memory_utilization
     # The profiling run's workspace is still allocated when free memory is read; its size is the CUDA estimate.
     activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=kv.tp)
