@@ -151,3 +151,18 @@ def test_compare_page_opens_deepseek_v4_under_vllm_at_its_release(client):
     body = response.content.decode()
     assert selected("quant", body) == "FP8_FP4" and selected("kv_dtype", body) == "fp8"
     assert "vLLM cannot load DeepSeek-V4 GGUF" not in body
+
+
+@pytest.mark.parametrize("hardware, link, mesh", [
+    ("instinct-mi300x-192gb", "64 GB/s", "each of the 2 GPUs reaches the others over 1 of its 7 links"),
+    ("h100-80gb-sxm", "450 GB/s", None),
+])
+def test_decode_text_shows_the_all_reduces_and_the_link_they_use(client, hardware, link, mesh):
+    """Llama 3.3 70B on 2 GPUs: 2 all-reduces per layer × 80 layers of 8,192 × 2 B = 16 KiB; MI300X's Infinity
+    Fabric is a full mesh of 7 links (896 GB/s in all), so two GPUs share one: 64 GB/s per direction, where NVSwitch
+    gives the H100s all 450."""
+    body = re.sub(r"\s+", " ", client.get(
+        f"/en/report/llama-3-3-70b-instruct/{hardware}/?gpus=2&engine=vllm&quant=BF16").content.decode())
+    assert f"the 160 all-reduces of 16 KiB each take" in body
+    assert f"µs of latency each plus the transfer at {link} per direction over the interconnect" in body
+    assert (mesh in body) if mesh else ("full mesh" not in body)

@@ -393,6 +393,17 @@ class AllReduceCost:
     link_gbs: float  # per direction
     latency_s: float  # per all-reduce
     link: str  # "interconnect", "PCIe default" or "none"
+    count: int = 0  # all-reduces in the step
+    mesh_links: int | None = None  # a full mesh: the links a GPU of the group uses (gpus - 1), of mesh_peers
+    mesh_peers: int | None = None
+
+    @property
+    def ms(self) -> float:
+        return self.seconds * 1000
+
+    @property
+    def latency_us(self) -> float:
+        return self.latency_s * 1e6
 
 
 def allreduce_time(
@@ -414,14 +425,18 @@ def allreduce_time(
     """
     if gpus <= 1:
         return AllReduceCost(0.0, 0.0, 0.0, "none")
+    mesh_links = mesh_peers = None
     if hardware.interconnect_gbs:
         link_gbs, latency, link = hardware.interconnect_gbs / 2, NVLINK_ALLREDUCE_LATENCY_S, "interconnect"
         if hardware.interconnect_mesh_peers:
-            link_gbs *= min(1.0, (gpus - 1) / hardware.interconnect_mesh_peers)
+            mesh_peers = hardware.interconnect_mesh_peers
+            mesh_links = min(gpus - 1, mesh_peers)
+            link_gbs *= mesh_links / mesh_peers
     else:
         link_gbs, latency, link = DEFAULT_PCIE_GBS, PCIE_ALLREDUCE_LATENCY_S, "PCIe default"
     one = 2 * (gpus - 1) / gpus * payload_bytes / (link_gbs * GB) + latency
-    return AllReduceCost(ALLREDUCES_PER_LAYER * num_layers * one, link_gbs, latency, link)
+    count = ALLREDUCES_PER_LAYER * num_layers
+    return AllReduceCost(count * one, link_gbs, latency, link, count, mesh_links, mesh_peers)
 
 
 # ---------------------------------------------------------------------------------------------------- decode
@@ -451,6 +466,12 @@ class DecodeSpeed:
     layer_overhead_s: float
     num_layers: int
     moe_layers: int
+    allreduce: AllReduceCost | None = None  # tensor parallelism: the link, its bandwidth and latency
+    allreduce_payload_bytes: float = 0.0  # one all-reduce's payload (hidden x 2 B for one token)
+
+    @property
+    def allreduce_payload_kib(self) -> float:
+        return self.allreduce_payload_bytes / 1024
 
     @property
     def transfer_ms(self) -> float:
@@ -526,11 +547,12 @@ def decode_speed(
     overhead_s = calibration.layer_overhead_s * (
         num_layers - moe_layers + calibration.moe_layer_overhead_factor * moe_layers
     )
-    allreduce_s = 0.0
+    allreduce, allreduce_s = None, 0.0
     if parallelism == "tensor":
-        allreduce_s = allreduce_time(
+        allreduce = allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token, num_layers=num_layers, hardware=hardware
-        ).seconds
+        )
+        allreduce_s = allreduce.seconds
     seconds = gpu_memory_s + ram_memory_s + overhead_s + allreduce_s
     return DecodeSpeed(
         tokens_per_s=1.0 / seconds,
@@ -551,6 +573,8 @@ def decode_speed(
         layer_overhead_s=calibration.layer_overhead_s,
         num_layers=num_layers,
         moe_layers=moe_layers,
+        allreduce=allreduce,
+        allreduce_payload_bytes=tp_allreduce_bytes_per_token if allreduce else 0.0,
     )
 
 
