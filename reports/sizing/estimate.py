@@ -1130,6 +1130,11 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           f"{scenario.engine} runs only {', '.join(formats)} models on {hardware.name}: "
                           f"--quant {scenario.quant} does not run there",
                           {"quant": scenario.quant, "formats": ", ".join(formats), "engine": scenario.engine}))
+    if scenario.engine == "vllm" and vllm_platform(hardware) == "vendor-build":
+        notes.append(Note("vllm_vendor_build_runtime",
+                          f"{hardware.name} runs vLLM through its vendor's build, which publishes no memory figures "
+                          "of its own: graphs, non-torch memory and scheduler defaults are vLLM's on CUDA",
+                          {"hardware": hardware.name}))
     if plan.runtime.unused_bytes:
         graphs = plan.runtime.term("HPU graphs")
         notes.append(Note("vllm_gaudi_budget",

@@ -38,6 +38,9 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
 ``vllm_format_not_published``  quant: str, hardware: str
     vLLM runs on the accelerator only through its vendor's build, which publishes no support for this format:
     only BF16 and FP16 count as running.
+``vllm_vendor_build_runtime``  hardware: str
+    vLLM through a vendor's build (Cambricon, MetaX, Kunlunxin, Moore Threads, Hygon): its runtime memory is modelled
+    as vLLM's on CUDA, because the build publishes none of its own.
 ``vllm_gaudi_budget``          utilization: float, graphs_gib: float, unused_gib: float, usable_gib: float,
                                usual_share: float (the usable share of memory other engines get there)
     vLLM on Gaudi (vllm-gaudi) budgets the memory free after loading: utilization of it for HPU graphs and the KV
