@@ -93,6 +93,12 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
 VLLM_TRUST_REMOTE_CODE_ARCHITECTURES = frozenset({"kimi_k2", "kimi_linear"})
 
 
+def vllm_fp8_kv_flag(platform: str | None) -> str:
+    """vLLM's FP8 KV cache flag: fp8_inc through Intel Neural Compressor on Gaudi (vllm-gaudi
+    docs/configuration/quantization/inc.md), fp8 elsewhere."""
+    return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
+
+
 def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platform: str | None = None
                  ) -> LaunchCommand:
     """The vllm serve command of a memory plan (``platform``: estimate.vllm_platform of the accelerator)."""
@@ -121,7 +127,7 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
     # QUANT_CONFIG naming the files of a calibration run (vllm-gaudi docs/configuration/quantization/inc.md).
     gaudi = platform == "intel-gaudi"
     if scenario.kv_dtype == "fp8":
-        lines.append("--kv-cache-dtype fp8_inc" if gaudi else "--kv-cache-dtype fp8")
+        lines.append(vllm_fp8_kv_flag(platform))
     if scenario.max_num_seqs:
         # Only when the scenario sets it: the runtime figures (sampler warm-up, CUDA-graph sizes) are vLLM's
         # defaults otherwise, and a --max-num-seqs below them would make the page's memory differ from the server's.

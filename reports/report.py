@@ -19,7 +19,7 @@ from reports.forms import (
     CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
     engine_backend_labels, field_for_error,
 )
-from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
+from reports.launch import LaunchCommand, llama_cpp_command, vllm_command, vllm_fp8_kv_flag
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes
@@ -434,6 +434,7 @@ class ReportPage:
         notes = {"kv_short": at_short.kv.total_bytes, "kv_long": at_long.kv.total_bytes,
                  "saving": at_long.kv.total_bytes - long_8bit.kv.total_bytes,
                  "total_long_8bit": long_8bit.fit.required_bytes, "eight_bit": eight_bit,
+                 "vllm_flag": vllm_fp8_kv_flag(vllm_platform(self.hardware)),
                  "short": short, "long": long_, "compact_in_use": None}
         if e.scenario.kv_dtype not in SIXTEEN_BIT_OR_WIDER_KV:
             # The cache is already 8-bit or smaller: say what it saves against 16 bits, not "saves 0.00 GiB".

@@ -125,6 +125,8 @@ def test_gaudi_fp8_command_uses_inc(client, lang, note):
     query = "engine=vllm&quant=FP8&kv_dtype=fp8"
     body = client.get(f"/{lang}/report/llama-3-3-70b-instruct/gaudi-3-128gb/?{query}").content.decode()
     assert "--kv-cache-dtype fp8_inc" in body and "--quantization inc" in body and note in body
+    bf16 = client.get(f"/{lang}/report/llama-3-3-70b-instruct/gaudi-3-128gb/?engine=vllm&quant=FP8").content.decode()
+    assert "<code>--kv-cache-dtype fp8_inc</code>" in bf16  # the 8-bit cache tip names Gaudi's flag too
     h100 = client.get(f"/{lang}/report/llama-3-3-70b-instruct/h100-80gb-sxm/?{query}&gpus=2").content.decode()
     assert "--kv-cache-dtype fp8 " in h100.replace("\\", " ") and "--quantization fp8" in h100
     assert "fp8_inc" not in h100 and note not in h100
