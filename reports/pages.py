@@ -24,7 +24,7 @@ from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario, estimate_speeds, fitting_plan,
-    format_runs_on, kv_cache_known, native_format, plan_memory,
+    format_runs_on, native_format, plan_memory, sizable_on,
 )
 from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
@@ -189,13 +189,13 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         hardware=hardware, usable_bytes=usable_bytes(hardware),
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
-        decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, opening), report_url=report_url,
+        decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, hardware), report_url=report_url,
         hardware_url=hardware_url, runs=short.runs if short else True, opening=opening)
 
 
-def _unsizable(model: ModelSpec, opening: Scenario) -> str | None:
+def _unsizable(model: ModelSpec, hardware: HardwareSpec) -> str | None:
     """"unsizable" where no engine sizes the model (vLLM without its layer shapes, no llama.cpp backend)."""
-    return "unsizable" if opening.engine == "vllm" and not kv_cache_known(model) else None
+    return None if sizable_on(model, hardware) else "unsizable"
 
 
 def _row_verdict(plan: MemoryPlan | None) -> str | None:
@@ -396,7 +396,7 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     if best is None:
         ladder = vllm_format_ladder(model) if opening.engine == "vllm" else None
         verdict = "exceeds" if runnable_ladder(hardware, opening.engine, ladder) else "unsupported"
-        verdict = _unsizable(model, opening) or verdict
+        verdict = _unsizable(model, hardware) or verdict
         return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
                         not model.layer_count_known)
     quant, plan = best

@@ -25,7 +25,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_language
 
 from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize
-from reports.estimates import catalog_version
+from reports.estimates import catalog_version, current_catalog
+from reports.sizing.estimate import sizable_on
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,13 @@ class ReportSitemap(CatalogSitemap):
     limit = 2500
 
     def items(self) -> list[tuple[str, str]]:
+        # Pairs no engine sizes (estimate.sizable_on) are "not sizable here" pages marked noindex: not listed.
+        _, catalog = current_catalog()
+        known = set(catalog.model_slugs)
         return [(model, hardware) for model in sorted(self.lastmods.models)
-                for hardware in sorted(self.lastmods.hardware)]
+                for hardware in sorted(self.lastmods.hardware)
+                if model not in known or hardware not in catalog.hardware
+                or sizable_on(catalog.model(model), catalog.hardware[hardware])]
 
     def location(self, item: tuple[str, str]) -> str:
         model, hardware = item

@@ -517,6 +517,12 @@ def kv_cache_known(model: ModelSpec) -> bool:
     return model.has_shapes or model.kv_proxy is not None
 
 
+def sizable_on(model: ModelSpec, hardware: HardwareSpec) -> bool:
+    """Whether an engine modelled here sizes the model on this accelerator: llama.cpp estimates without layer
+    shapes but has no backend everywhere (engine_runs_on); vLLM runs there but needs the shapes (kv_cache_known)."""
+    return engine_runs_on("llama.cpp", hardware) or kv_cache_known(model)
+
+
 def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
     return kv_cache(model, scenario) if kv_cache_known(model) else None
 
