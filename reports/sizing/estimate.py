@@ -651,7 +651,7 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     if runtime.unused_bytes:
         # vllm-gaudi leaves (1 − utilization) of the memory free after loading unused, not of the total; the rest is
         # its budget (no usable-memory factor on top: the pool it reports is sized from that budget alone).
-        usable = reported_memory_bytes(hardware) - runtime.unused_bytes
+        usable = reported_memory_bytes(hardware) - runtime.unused_bytes - runtime.graph_reserve_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, False, tp, None, kv, runtime, tp.all_ranks_bytes, runtime_bytes, fit)
 
@@ -1142,14 +1142,14 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           "of its own: graphs, non-torch memory and scheduler defaults are vLLM's on CUDA",
                           {"hardware": hardware.name}))
     if plan.runtime.unused_bytes:
-        graphs = plan.runtime.term("HPU graphs")
+        graphs = plan.runtime.graph_reserve_bytes
         notes.append(Note("vllm_gaudi_budget",
                           f"vllm-gaudi budgets the memory free after loading and profiling: "
-                          f"{scenario.gpu_memory_utilization:g} of it for HPU graphs ({_gib(graphs.bytes)}) and the "
+                          f"{scenario.gpu_memory_utilization:g} of it for HPU graphs ({_gib(graphs)}) and the "
                           f"KV cache, {_gib(plan.runtime.unused_bytes)} unused; usable "
                           f"{_gib(plan.fit.usable_bytes_per_gpu)} per device, not the {usable_factor(hardware):.0%} "
                           "of the accelerator's memory other engines get",
-                          {"utilization": scenario.gpu_memory_utilization, "graphs_gib": graphs.bytes / GIB,
+                          {"utilization": scenario.gpu_memory_utilization, "graphs_gib": graphs / GIB,
                            "unused_gib": plan.runtime.unused_bytes / GIB,
                            "usable_gib": plan.fit.usable_bytes_per_gpu / GIB,
                            "usual_share": usable_factor(hardware)}))

@@ -153,8 +153,10 @@ class RuntimeBreakdown:
     preallocated_bytes: float | None = None  # gpu_memory_utilization × total, per GPU
     capacity: VllmKvCapacity | None = None
     # vLLM on Gaudi: (1 − gpu_memory_utilization) × the memory free after loading and profiling, which it leaves
-    # unused; the usable memory of the fit is the total less this (CUDA: less (1 − utilization) × total instead).
+    # unused, and the HPU-graph reserve it takes from the rest; the usable memory of the fit is the total less both
+    # (CUDA: less (1 − utilization) × total instead), so "required" is the model's weights, KV and activations.
     unused_bytes: float = 0.0
+    graph_reserve_bytes: float = 0.0
 
     @property
     def kv_capacity_tokens(self) -> int | None:
@@ -424,18 +426,13 @@ def _vllm_hpu_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: K
     usable = utilization * free
     graph_share = 0.0 if enforce_eager else VLLM_HPU_GRAPH_RESERVED_SHARE
     graphs = graph_share * usable
-    terms = [
-        activation,
-        RuntimeTerm("HPU graphs", graphs, "device",
-                    "enforce_eager: no graphs" if enforce_eager else
-                    f"VLLM_GRAPH_RESERVED_MEM {graph_share:g} × gpu_memory_utilization {utilization:g} × "
-                    f"{free / GIB:.2f} GiB free after loading and profiling (vllm-gaudi hpu_worker.py); "
-                    "HCCL and runtime memory of Gaudi are not published and not added", {"share": graph_share}),
-    ]
+    # The HPU-graph reserve is a share of what is left, like CUDA's (1 − utilization) headroom a share of the total:
+    # it lowers the usable memory (graph_reserve_bytes) rather than adding to what the model requires. HCCL and
+    # Gaudi's runtime memory are not published and not added.
     capacity = vllm_kv_capacity(kv, usable - graphs, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
-    return _breakdown("vllm", terms, vllm_version=VLLM_MODELLED_VERSION, max_num_seqs=max_num_seqs,
+    return _breakdown("vllm", [activation], vllm_version=VLLM_MODELLED_VERSION, max_num_seqs=max_num_seqs,
                       max_num_batched_tokens=mnbt, preallocated_bytes=weights + activation.bytes + usable,
-                      capacity=capacity, unused_bytes=free - usable)
+                      capacity=capacity, unused_bytes=free - usable, graph_reserve_bytes=graphs)
 
 
 # --- vLLM KV capacity (kv_cache_utils.get_kv_cache_configs) ---------------------------------------------------

@@ -28,8 +28,7 @@ SEGMENTS = {"weights": _("Model weights"), "weights_kept": _("Model weights not 
 RUNTIME_TERMS = {"compute buffer": _("compute buffer"), "host compute buffer": _("host compute buffer"),
                  "output buffer": _("output buffer"), "device context": _("device context"),
                  "activation peak": _("activation peak"), "weights": _("weights"),
-                 "non-torch memory": _("non-torch memory"), "CUDA graphs": _("CUDA graphs"),
-                 "HPU graphs": _("HPU graphs")}
+                 "non-torch memory": _("non-torch memory"), "CUDA graphs": _("CUDA graphs")}
 # Billing terms of the catalog's cloud offers (CloudOffer.billing); others are shown as entered in the admin.
 BILLING = {"per-second": _("per second"), "on-demand": _("on demand"), "spot": _("spot"),
            "spot / on-demand": _("spot / on demand"), "hourly": _("hourly"), "reserved": _("reserved")}

@@ -27,12 +27,14 @@ def test_gaudi_budget_is_a_share_of_the_free_memory_not_of_the_total():
     weights = plan.tensor_parallel.per_rank_bytes
     activation = plan.runtime.term("activation peak").bytes
     free = total - weights - activation
-    assert plan.runtime.term("HPU graphs").bytes == pytest.approx(0.1 * 0.9 * free, rel=1e-12)
+    assert plan.runtime.graph_reserve_bytes == pytest.approx(0.1 * 0.9 * free, rel=1e-12)
     assert plan.runtime.term("CUDA graphs") is None and plan.runtime.term("non-torch memory") is None
+    # The reserve lowers the usable memory like CUDA's headroom; the model requires weights, KV and activations.
+    assert [term.name for term in plan.runtime.terms] == ["activation peak"]
     assert plan.runtime.capacity.available_bytes == pytest.approx(0.9 * 0.9 * free, rel=1e-12)
     assert plan.runtime.unused_bytes == pytest.approx(0.1 * free, rel=1e-12)
     # No usable-memory factor on top: vllm-gaudi's budget is all of it (the pool above is sized from it alone).
-    assert plan.fit.usable_bytes_per_gpu == pytest.approx(total - 0.1 * free, rel=1e-12)
+    assert plan.fit.usable_bytes_per_gpu == pytest.approx(total - 0.1 * free - 0.09 * free, rel=1e-12)
     # Llama 3.1 8B: 128 KiB of KV per token (32 layers × 8 KV heads × 128 × 2 × 2 B), in blocks of 16 tokens (vLLM's
     # CUDA default; vllm-gaudi's 128-token blocks round to at most 112 tokens fewer).
     per_token = 32 * 8 * 128 * 2 * 2
@@ -45,7 +47,7 @@ def test_enforce_eager_reserves_no_graphs():
                            weights_bytes_per_gpu=plan.tensor_parallel.per_rank_bytes, kv=plan.kv,
                            hardware_memory_bytes=reported_memory_bytes(GAUDI_3), hardware_name=GAUDI_3.name,
                            backend=GAUDI_3.backend, enforce_eager=True, hpu=True)
-    assert eager.term("HPU graphs").bytes == 0
+    assert eager.graph_reserve_bytes == 0
     free = reported_memory_bytes(GAUDI_3) - plan.tensor_parallel.per_rank_bytes - eager.term("activation peak").bytes
     assert eager.capacity.available_bytes == pytest.approx(0.9 * free, rel=1e-12)
 
@@ -82,6 +84,6 @@ def test_the_page_note_gives_the_gaudi_budget():
 
     result = estimate(catalog.model("llama-3-1-8b-instruct"), GAUDI_3, BF16_VLLM)
     note = next(n for n in result.warnings if n.code == "vllm_gaudi_budget")
-    assert note.params["graphs_gib"] == result.memory.runtime.term("HPU graphs").bytes / GIB
+    assert note.params["graphs_gib"] == result.memory.runtime.graph_reserve_bytes / GIB
     assert note.params["usable_gib"] == result.memory.fit.usable_bytes_per_gpu / GIB
     assert note.params["unused_gib"] == result.memory.runtime.unused_bytes / GIB
