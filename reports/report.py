@@ -45,6 +45,7 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
 VLLM_MATRIX_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
+FINETUNE_MODELLED_BACKENDS = frozenset({"cuda", "rocm"})  # bitsandbytes and FlashAttention builds exist for both
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
@@ -288,6 +289,12 @@ class ReportPage:
         its verdicts what vLLM starts with (one full-context sequence), and it says so."""
         e = self.estimate
         return e is not None and e.scenario.engine == "vllm" and e.scenario.batch > 1 and e.kv is not None
+
+    @property
+    def finetune_stack_modelled(self) -> bool:
+        """The fine-tuning memory models PyTorch with CUDA/ROCm libraries (finetune.py: bitsandbytes NF4 and paged
+        AdamW, FlashAttention, the CUDA context): other backends train with their own stacks."""
+        return self.hardware.backend in FINETUNE_MODELLED_BACKENDS
 
     @property
     def llama_cpp_unavailable(self) -> bool:

@@ -168,3 +168,12 @@ def test_decode_text_shows_the_all_reduces_and_the_link_they_use(client, hardwar
     assert f"the 160 all-reduces of 16 KiB each take" in body
     assert f"µs of latency each plus the transfer at {link} per direction over the interconnect" in body
     assert (mesh in body) if mesh else ("full mesh" not in body)
+
+
+@pytest.mark.parametrize("hardware, said", [("gaudi-3-128gb", True), ("mac-studio-m3-ultra-256gb", True),
+                                            ("rtx-4090", False), ("instinct-mi300x-192gb", False)])
+def test_fine_tuning_says_where_its_cuda_libraries_are_not_the_stack(client, hardware, said):
+    for lang, text in (("en", "trains with its own stack, whose memory is not published"),
+                       ("de", "trainiert mit einem eigenen Software-Stack")):
+        body = re.sub(r"\s+", " ", client.get(f"/{lang}/report/llama-3-1-8b-instruct/{hardware}/").content.decode())
+        assert (text in body) == said
