@@ -394,12 +394,16 @@ class AllReduceCost:
     latency_s: float  # per all-reduce
     link: str  # "interconnect", "PCIe default" or "none"
     count: int = 0  # all-reduces in the step
-    mesh_links: int | None = None  # a full mesh: the links a GPU of the group uses (gpus - 1), of mesh_peers
-    mesh_peers: int | None = None
+    payload_bytes: float = 0.0  # each all-reduce's (hidden x 2 B x the step's tokens)
+    mesh_links: int | None = None  # a full mesh: the links each GPU of the group uses (gpus - 1, of its peers)
 
     @property
     def ms(self) -> float:
         return self.seconds * 1000
+
+    @property
+    def payload_kib(self) -> float:
+        return self.payload_bytes / 1024
 
     @property
     def latency_us(self) -> float:
@@ -425,18 +429,17 @@ def allreduce_time(
     """
     if gpus <= 1:
         return AllReduceCost(0.0, 0.0, 0.0, "none")
-    mesh_links = mesh_peers = None
+    mesh_links = None
     if hardware.interconnect_gbs:
         link_gbs, latency, link = hardware.interconnect_gbs / 2, NVLINK_ALLREDUCE_LATENCY_S, "interconnect"
         if hardware.interconnect_mesh_peers:
-            mesh_peers = hardware.interconnect_mesh_peers
-            mesh_links = min(gpus - 1, mesh_peers)
-            link_gbs *= mesh_links / mesh_peers
+            mesh_links = min(gpus - 1, hardware.interconnect_mesh_peers)
+            link_gbs *= mesh_links / hardware.interconnect_mesh_peers
     else:
         link_gbs, latency, link = DEFAULT_PCIE_GBS, PCIE_ALLREDUCE_LATENCY_S, "PCIe default"
     one = 2 * (gpus - 1) / gpus * payload_bytes / (link_gbs * GB) + latency
     count = ALLREDUCES_PER_LAYER * num_layers
-    return AllReduceCost(count * one, link_gbs, latency, link, count, mesh_links, mesh_peers)
+    return AllReduceCost(count * one, link_gbs, latency, link, count, payload_bytes, mesh_links)
 
 
 # ---------------------------------------------------------------------------------------------------- decode
@@ -452,7 +455,6 @@ class DecodeSpeed:
     gpu_memory_s: float
     ram_memory_s: float
     overhead_s: float
-    allreduce_s: float
     # inputs
     weight_bytes_gpu: float
     weight_bytes_ram: float
@@ -467,11 +469,11 @@ class DecodeSpeed:
     num_layers: int
     moe_layers: int
     allreduce: AllReduceCost | None = None  # tensor parallelism: the link, its bandwidth and latency
-    allreduce_payload_bytes: float = 0.0  # one all-reduce's payload (hidden x 2 B for one token)
 
     @property
-    def allreduce_payload_kib(self) -> float:
-        return self.allreduce_payload_bytes / 1024
+    def allreduce_s(self) -> float:
+        """Per token: the tensor-parallel all-reduces (0 without tensor parallelism)."""
+        return self.allreduce.seconds if self.allreduce is not None else 0.0
 
     @property
     def transfer_ms(self) -> float:
@@ -547,20 +549,18 @@ def decode_speed(
     overhead_s = calibration.layer_overhead_s * (
         num_layers - moe_layers + calibration.moe_layer_overhead_factor * moe_layers
     )
-    allreduce, allreduce_s = None, 0.0
+    allreduce = None
     if parallelism == "tensor":
         allreduce = allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token, num_layers=num_layers, hardware=hardware
         )
-        allreduce_s = allreduce.seconds
-    seconds = gpu_memory_s + ram_memory_s + overhead_s + allreduce_s
+    seconds = gpu_memory_s + ram_memory_s + overhead_s + (allreduce.seconds if allreduce is not None else 0.0)
     return DecodeSpeed(
         tokens_per_s=1.0 / seconds,
         ms_per_token=seconds * 1e3,
         gpu_memory_s=gpu_memory_s,
         ram_memory_s=ram_memory_s,
         overhead_s=overhead_s,
-        allreduce_s=allreduce_s,
         weight_bytes_gpu=weight_bytes_gpu,
         weight_bytes_ram=weight_bytes_ram,
         kv_bytes_read=kv_bytes_read + kv_bytes_read_ram,
@@ -574,7 +574,6 @@ def decode_speed(
         num_layers=num_layers,
         moe_layers=moe_layers,
         allreduce=allreduce,
-        allreduce_payload_bytes=tp_allreduce_bytes_per_token if allreduce else 0.0,
     )
 
 
