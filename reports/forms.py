@@ -15,8 +15,7 @@ from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    DEFAULT_QUANT, ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_kv_dtype,
-    default_scenario, engine_runs_on, native_format,
+    ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
 )
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 from reports.templatetags.labels import ARCHITECTURES, ENGINE_NAMES
@@ -90,14 +89,9 @@ class ConfiguratorForm(forms.Form):
             # What the page opens with follows the engine, so a partial URL (?engine=vllm) is a state that runs where
             # one exists: vLLM on Gaudi or DeepSeek-V4 under vLLM take the released checkpoint (and its FP8 cache).
             # Without an accelerator (the compare page) only the model's own limits apply.
-            engine = data.get("engine") or (default_engine(hardware) if hardware is not None else "llama.cpp")
-            engine = engine if engine in ENGINE_BACKENDS else "llama.cpp"
-            if hardware is not None:
-                opening = default_scenario(model, hardware, engine)
-                defaults["engine"] = default_engine(hardware)
-            else:
-                opening = Scenario(quant=native_format(model) if engine == "vllm" and model.compressed_attention
-                                   else DEFAULT_QUANT, kv_dtype=default_kv_dtype(model, engine))
+            engine = data.get("engine")
+            opening = default_scenario(model, hardware, engine if engine in ENGINE_BACKENDS else None)
+            defaults["engine"] = default_scenario(model, hardware).engine
             defaults["kv_dtype"] = opening.kv_dtype
             if opening.quant in quant_names:
                 defaults["quant"] = opening.quant

@@ -23,8 +23,8 @@ from reports.estimates import CatalogSnapshot
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario, estimate_speeds, fitting_plan,
-    format_runs_on, native_format, plan_memory, sizable_on,
+    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
+    estimate_speeds, fitting_plan, format_runs_on, native_format, plan_memory, sizable_on,
 )
 from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
@@ -40,9 +40,6 @@ SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
-# The same under vLLM (where llama.cpp does not run): the checkpoint formats, by bits per weight, below the model's
-# own released format (vllm_format_ladder: gpt-oss starts at MXFP4, DeepSeek-V3 at FP8).
-VLLM_FORMAT_LADDER = ("BF16", "FP8", "AWQ", "GPTQ")
 # Every format a hardware table may choose, by quality (runnable_ladder adds F16 and Q4_0 for llama.cpp's CANN).
 QUALITY_ORDER = ("BF16", "FP16", "F16", "FP8", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "MXFP4", "FP8_FP4", "AWQ", "GPTQ",
                  "Q4_0", "IQ4_XS", "Q3_K_M", "Q2_K")
@@ -336,20 +333,20 @@ HARDWARE_TABLE_COLUMNS = (
 def vllm_format_ladder(model: ModelSpec) -> tuple[str, ...]:
     """The formats a hardware table tries under vLLM, in order: the model's released format; BF16, its lossless
     upcast, where vLLM has no kernels for the release (estimate.default_quant opens there too); then the formats of
-    VLLM_FORMAT_LADDER with fewer bits per weight than the release (an upcast gains no quality)."""
+    estimate.VLLM_CHECKPOINT_FORMATS with fewer bits per weight than the release (an upcast gains no quality)."""
     native = native_format(model)
     bits = quant_format(native).bits_per_weight
-    smaller = (quant for quant in VLLM_FORMAT_LADDER if quant_format(quant).bits_per_weight < bits)
+    smaller = (quant for quant in VLLM_CHECKPOINT_FORMATS if quant_format(quant).bits_per_weight < bits)
     return tuple(dict.fromkeys((native, "BF16", *smaller)))
 
 
 def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The formats a hardware table chooses from: `ladder` (the engine's: FORMAT_LADDER or VLLM_FORMAT_LADDER),
+    """The formats a hardware table chooses from: `ladder` (the engine's: FORMAT_LADDER or VLLM_CHECKPOINT_FORMATS),
     or where the backend runs only a few formats (estimate.backend_formats: llama.cpp's CANN runs F16, Q8_0, Q4_0)
     those of 8 bits and below, and F16 only where it runs nothing smaller (the Ascend 310P); under vLLM the
     formats it has kernels for there (estimate.format_runs_on: BF16 only on Gaudi and on vendor builds)."""
     if ladder is None:
-        ladder = VLLM_FORMAT_LADDER if engine == "vllm" else FORMAT_LADDER
+        ladder = VLLM_CHECKPOINT_FORMATS if engine == "vllm" else FORMAT_LADDER
     if engine == "vllm":
         return tuple(quant for quant in ladder if format_runs_on(engine, quant, hardware))
     formats = backend_formats(engine, hardware)

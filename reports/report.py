@@ -27,9 +27,9 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, engine_runs_on, estimate_speeds, finetune_memory,
-    default_scenario, fits, kv_cache_known, native_format, offer_order, plan_memory, validate_scenario,
-    vllm_lacks_compressed_attention, vllm_platform,
+    VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, default_scenario,
+    engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format, offer_order, plan_memory,
+    validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -44,7 +44,6 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
-VLLM_MATRIX_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
 FINETUNE_MODELLED_BACKENDS = frozenset({"cuda", "rocm"})  # bitsandbytes and FlashAttention builds exist for both
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
@@ -492,7 +491,7 @@ class ReportPage:
         e = self.estimate
         formats = [native_format(self.model), *MATRIX_FORMATS]
         if e.scenario.engine == "vllm":
-            formats[1:1] = VLLM_MATRIX_FORMATS  # the checkpoints vLLM usually serves, before its experimental GGUF
+            formats[1:1] = VLLM_CHECKPOINT_FORMATS  # before vLLM's experimental GGUF
         if e.scenario.quant not in formats:
             formats.append(e.scenario.quant)
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few

@@ -81,6 +81,9 @@ ENGINES = ("llama.cpp", "vllm")
 GGUF_KEEPS_MTP_ARCHITECTURES = frozenset({"glm4_moe"})
 # Formats llama.cpp cannot load: vLLM checkpoint formats without a GGUF counterpart.
 VLLM_ONLY_FORMATS = frozenset({"FP8", "FP8_FP4", "AWQ", "GPTQ"})
+# The checkpoints vLLM usually serves (its GGUF loading is experimental), most bits per weight first: what a vLLM
+# page's quantization matrix and a hardware table under vLLM try.
+VLLM_CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
 # cudaMemGetInfo total of an H100 80GB is 79.19 GiB (bench/data/vllm_memory.csv, NOTES-runtime.md): the driver
 # reports ~99 % of the nominal size read as GiB. vLLM's gpu_memory_utilization applies to that total.
 DRIVER_REPORTED_SHARE = 79.19 / 80
@@ -265,20 +268,22 @@ def native_format(model: ModelSpec) -> str:
     return NATIVE_FORMAT.get(model.native_dtype, "BF16")
 
 
-def default_quant(model: ModelSpec, hardware: HardwareSpec, engine: str) -> str:
+def default_quant(model: ModelSpec, hardware: HardwareSpec | None, engine: str) -> str:
     """The format a configuration opens with when it names none: Q4_K_M, unless the engine cannot run it for this
     model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF); then the
     released checkpoint's format where vLLM has kernels for it there, else BF16 or FP16 (an FP8 or MXFP4 release on a
     vendor build, the 310P's FP16-only vllm-ascend), else the released format, which the page marks as not running.
-    Under llama.cpp where its backend runs few formats (CANN): Q4_0, Q8_0 or F16, the first it runs."""
-    if engine == "vllm" and (model.compressed_attention is not None
-                             or not format_runs_on(engine, DEFAULT_QUANT, hardware)):
+    Under llama.cpp where its backend runs few formats (CANN): Q4_0, Q8_0 or F16, the first it runs. Without an
+    accelerator (the compare page) only the model's own limits apply."""
+    def runs(quant: str) -> bool:
+        return hardware is None or format_runs_on(engine, quant, hardware)
+
+    if engine == "vllm" and (model.compressed_attention is not None or not runs(DEFAULT_QUANT)):
         native = native_format(model)
-        return next((quant for quant in (native, "BF16", "FP16") if format_runs_on(engine, quant, hardware)), native)
-    if engine == "llama.cpp" and not format_runs_on(engine, DEFAULT_QUANT, hardware):
+        return next((quant for quant in (native, "BF16", "FP16") if runs(quant)), native)
+    if engine == "llama.cpp" and not runs(DEFAULT_QUANT):
         # llama.cpp's CANN backend runs F16, Q8_0 and Q4_0 (F16 only on the 310P): the nearest to Q4_K_M.
-        return next((quant for quant in LLAMA_CPP_FALLBACK_QUANTS if format_runs_on(engine, quant, hardware)),
-                    DEFAULT_QUANT)
+        return next((quant for quant in LLAMA_CPP_FALLBACK_QUANTS if runs(quant)), DEFAULT_QUANT)
     return DEFAULT_QUANT
 
 
@@ -288,10 +293,10 @@ def default_kv_dtype(model: ModelSpec, engine: str) -> str:
     return "fp8" if engine == "vllm" and model.compressed_attention is not None else Scenario.kv_dtype
 
 
-def default_scenario(model: ModelSpec, hardware: HardwareSpec, engine: str | None = None) -> Scenario:
+def default_scenario(model: ModelSpec, hardware: HardwareSpec | None, engine: str | None = None) -> Scenario:
     """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
-    default_kv_dtype; Scenario's defaults otherwise)."""
-    engine = engine or default_engine(hardware)
+    default_kv_dtype; Scenario's defaults otherwise); hardware None: any accelerator (llama.cpp unless named)."""
+    engine = engine or (default_engine(hardware) if hardware is not None else ENGINES[0])
     return Scenario(quant=default_quant(model, hardware, engine), kv_dtype=default_kv_dtype(model, engine),
                     engine=engine)  # type: ignore[arg-type]  # one of ENGINES
 

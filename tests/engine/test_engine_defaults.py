@@ -87,3 +87,12 @@ def test_ascend_opens_with_a_format_its_backend_runs(slug, llama_cpp, vllm):
     assert default_quant(model, hardware, "vllm") == vllm
     for engine in ("llama.cpp", "vllm"):
         assert plan_memory(model, hardware, default_scenario(model, hardware, engine)).format_runs
+
+
+def test_without_an_accelerator_only_the_models_limits_apply():
+    """The compare page's defaults (several accelerators, one configuration)."""
+    llama, dsv4 = catalog.model("llama-3-1-8b-instruct"), catalog.model("deepseek-v4-flash")
+    assert default_scenario(llama, None) == default_scenario(llama, catalog.accelerator("rtx-4090"))
+    opening = default_scenario(dsv4, None, "vllm")
+    assert (opening.engine, opening.quant, opening.kv_dtype) == ("vllm", "FP8_FP4", "fp8")
+    assert default_quant(llama, None, "vllm") == "Q4_K_M"
