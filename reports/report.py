@@ -28,8 +28,8 @@ from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, default_scenario,
-    engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format, offer_order, plan_memory,
-    validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
+    default_kv_dtype, engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format,
+    offer_order, plan_memory, sizable_on, validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -339,7 +339,7 @@ class ReportPage:
             e.scenario.kv_dtype, e.scenario.kv_dtype)
         quant = e.scenario.quant
         if engine == "vllm" and self.model.compressed_attention is not None:
-            kv_dtype = "fp8"  # vLLM caches DeepSeek-V4 in fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
+            kv_dtype = default_kv_dtype(self.model, engine)  # fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
             if quant_format(quant).family.startswith("gguf"):
                 quant = native_format(self.model)  # no DeepSeek-V4 GGUF in vLLM
         scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
@@ -568,7 +568,7 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
     try:
         page.estimate = catalog.estimate(model, hardware, form.scenario())
     except SizingError as exc:
-        if exc.code == "vllm_needs_shapes" and not exc.params.get("llama_cpp_runs", True):
+        if exc.code == "vllm_needs_shapes" and not sizable_on(model, hardware):
             page.not_sizable_here = sizing_error_text(exc)
         else:
             form.add_error(field_for_error(str(exc)), sizing_error_text(exc))
