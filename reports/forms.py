@@ -225,9 +225,22 @@ class CustomHardwareForm(forms.Form):
     architecture = forms.ChoiceField(label=_("Architecture (optional)"), required=False, widget=FastSelect,
                                      choices=[("", _("not known"))] + sorted(ARCHITECTURES.items(),
                                                                               key=lambda item: item[1]))
+    # The vendor decides which engines run on an "other" backend (estimate.engine_runs_on: llama.cpp has no backend
+    # for Cambricon, Kunlunxin or MetaX) and whether vLLM is a vendor build; the links set the multi-GPU speed
+    # (throughput.allreduce_time) and the offload's host link (the PCIe generation in the text). A copy of a
+    # catalog accelerator keeps them all, so it is sized as the catalog's page sizes it.
+    vendor = forms.CharField(label=_("Vendor (optional)"), max_length=120, required=False)
+    interconnect = forms.CharField(label=_("Links (optional; e.g. “NVLink 4 / PCIe 5.0 x16”)"), max_length=120,
+                                   required=False)
+    interconnect_gbs = _number_field(label=_("GPU-to-GPU bandwidth (GB/s, both directions, optional)"),
+                                     min_value=0.1, required=False,
+                                     max_value=HARDWARE_NUMBER_LIMITS["interconnect_gbs"][1])
+    interconnect_mesh_peers = forms.IntegerField(
+        label=_("Peers of a full mesh sharing that bandwidth (optional; empty for a switch)"), min_value=1,
+        max_value=63, required=False, widget=FastNumberInput)
 
     FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "tdp_w", "kind", "backend",
-              "architecture")
+              "architecture", "vendor", "interconnect", "interconnect_gbs", "interconnect_mesh_peers")
 
     @classmethod
     def initial_for(cls, hardware: HardwareSpec) -> dict[str, str]:
@@ -235,7 +248,10 @@ class CustomHardwareForm(forms.Form):
         values = {"name": hardware.name, "memory_gb": hardware.memory_gb, "bandwidth_gbs": hardware.bandwidth_gbs,
                   "fp16_tflops": hardware.fp16_tflops, "fp16_acc_tflops": hardware.fp16_acc_tflops,
                   "tdp_w": hardware.tdp_w, "kind": hardware.kind, "backend": hardware.backend,
-                  "architecture": hardware.architecture if hardware.architecture in ARCHITECTURES else None}
+                  "architecture": hardware.architecture if hardware.architecture in ARCHITECTURES else None,
+                  "vendor": hardware.vendor or None, "interconnect": hardware.interconnect or None,
+                  "interconnect_gbs": hardware.interconnect_gbs,
+                  "interconnect_mesh_peers": hardware.interconnect_mesh_peers}
         return {key: f"{value:g}" if isinstance(value, float) else str(value)
                 for key, value in values.items() if value is not None}
 

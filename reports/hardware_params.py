@@ -12,8 +12,9 @@ from reports.sizing.specs import HardwareSpec
 
 NUMBER_PARAMS = ("memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "fp8_tflops", "tdp_w",
                  "usable_memory_factor", "interconnect_gbs", "price_usd")
+INTEGER_PARAMS = ("interconnect_mesh_peers",)
 TEXT_PARAMS = ("name", "vendor", "kind", "backend", "interconnect", "architecture")
-HARDWARE_PARAMS = NUMBER_PARAMS + TEXT_PARAMS
+HARDWARE_PARAMS = NUMBER_PARAMS + INTEGER_PARAMS + TEXT_PARAMS
 DEFAULT_NAME = "My hardware"
 
 
@@ -31,6 +32,14 @@ def hardware_from_params(params: Mapping[str, str], *, option: str) -> HardwareS
         if not math.isfinite(value):
             raise SizingError(f"{option}: {key!r} must be a finite number (got {raw!r})")
         data[key] = value
+    for key in INTEGER_PARAMS:
+        raw = params.get(key)
+        if raw in (None, ""):
+            continue
+        try:
+            data[key] = int(raw)
+        except (TypeError, ValueError):
+            raise SizingError(f"{option}: {key!r} must be a whole number (got {raw!r})") from None
     for key in ("vendor", "kind", "backend", "interconnect", "architecture"):
         if params.get(key):
             data[key] = params[key]

@@ -156,3 +156,49 @@ def test_deeply_nested_json_is_refused_with_a_message(client, depth, message):
     error = field_error(response.content.decode(), "config_text")
     assert message in error and error
     assert SubmittedConfig.objects.count() == 0
+
+
+def _section(body: str, section_id: str) -> str:
+    return re.search(rf'<section class="card" id="{section_id}".*?</section>', body, re.S).group(0)
+
+
+def _my_hardware_link(body: str) -> str:
+    return re.search(r'<a href="([^"]*/custom/\?[^"]*)">', body).group(1).replace("&amp;", "&")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_copy_of_an_accelerator_without_llama_cpp_opens_with_vllm_as_its_catalog_page_does(client, lang):
+    """The copy keeps the vendor: llama.cpp has no backend for Cambricon's MLUs (estimate.engine_runs_on)."""
+    catalog = client.get(f"/{lang}/report/qwen3-8b/mlu590-80gb/").content.decode()
+    copy_url = _my_hardware_link(catalog)
+    assert "vendor=Cambricon" in copy_url
+    copy = client.get(copy_url)
+    assert copy.status_code == 200
+    body = copy.content.decode()
+    assert '<option value="vllm" selected>' in body
+    assert _section(body, "speed") == _section(catalog, "speed")
+
+
+def test_a_copy_of_an_accelerator_keeps_its_links_and_multi_gpu_speed(client):
+    """Two H100 SXM over NVLink: the copy's all-reduces use the same 900 GB/s, not a PCIe fallback."""
+    catalog = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?gpus=2&engine=vllm&quant=BF16")
+    copy_url = _my_hardware_link(catalog.content.decode())
+    assert "interconnect_gbs=900" in copy_url
+    copy = client.get(copy_url).content.decode()
+    assert _section(copy, "speed") == _section(catalog.content.decode(), "speed")
+    without_links = re.sub(r"&interconnect[^&]*", "", copy_url)
+    slower = client.get(without_links).content.decode()
+    assert _section(slower, "speed") != _section(copy, "speed")
+
+
+def test_vendor_names_match_in_any_case(client):
+    query = "memory_gb=80&bandwidth_gbs=2600&kind=accelerator&backend=other&vendor=cambricon&name=MLU"
+    body = client.get(f"/en/report/qwen3-8b/custom/?{query}").content.decode()
+    assert '<option value="vllm" selected>' in body
+
+
+@pytest.mark.parametrize("value", ["0", "64", "2.5", "x"])
+def test_mesh_peers_must_be_a_small_whole_number(client, value):
+    response = client.get(f"/en/report/llama-3-1-8b-instruct/custom/?{CUSTOM}&interconnect_mesh_peers={value}")
+    assert response.status_code == 400
+    assert field_error(response.content.decode(), "interconnect_mesh_peers")

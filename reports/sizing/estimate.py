@@ -235,9 +235,14 @@ ENGINE_BACKENDS = {
 # OpenCL, WebGPU, RPC, ...; llama.cpp README "Supported backends") include none for Intel Gaudi's HPUs, Cambricon's
 # MLUs (BANG) or Kunlunxin's XPUs (llama.cpp issue #18274, open), and MetaX's MACA backend is an open pull request
 # (llama.cpp #22212, not merged). Moore Threads GPUs run llama.cpp through ggml-musa. A visitor's own "other"
-# accelerator of another vendor is not restricted: nothing is published either way.
-LLAMA_CPP_WITHOUT_BACKEND_VENDORS = frozenset({"Cambricon", "Kunlunxin", "MetaX"})
+# accelerator of another vendor is not restricted: nothing is published either way. Vendors are compared
+# case-folded (vendor_is_one_of): a visitor's "my hardware" copy may spell them in any case.
+LLAMA_CPP_WITHOUT_BACKEND_VENDORS = frozenset({"cambricon", "kunlunxin", "metax"})
 LLAMA_CPP_WITHOUT_BACKEND_ARCHITECTURES = ("gaudi",)  # prefixes: gaudi2, gaudi3
+
+
+def vendor_is_one_of(hardware: HardwareSpec, casefolded_vendors: frozenset[str]) -> bool:
+    return hardware.vendor.strip().casefold() in casefolded_vendors
 
 
 def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
@@ -246,7 +251,7 @@ def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
     if hardware.backend not in ENGINE_BACKENDS.get(engine, frozenset()):
         return False
     if engine == "llama.cpp" and hardware.backend == "other":
-        return not (hardware.vendor in LLAMA_CPP_WITHOUT_BACKEND_VENDORS
+        return not (vendor_is_one_of(hardware, LLAMA_CPP_WITHOUT_BACKEND_VENDORS)
                     or hardware.architecture.startswith(LLAMA_CPP_WITHOUT_BACKEND_ARCHITECTURES))
     return True
 
@@ -457,7 +462,7 @@ VLLM_FORMATS_WITHOUT_KERNELS = {
 # Vendors whose accelerators vLLM reaches only through their own build or plugin (vLLM-MLU, vllm-metax, vLLM-Kunlun,
 # vLLM-MUSA, Hygon's DTK build): no column of vLLM's quantization table is theirs, and what those builds run beyond
 # the 16-bit checkpoint every vLLM build loads is not published, so only that is counted as running there.
-VLLM_VENDOR_BUILD_VENDORS = frozenset({"Cambricon", "MetaX", "Kunlunxin", "Moore Threads", "Hygon"})
+VLLM_VENDOR_BUILD_VENDORS = frozenset({"cambricon", "metax", "kunlunxin", "moore threads", "hygon"})  # case-folded
 VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
 
 
@@ -465,7 +470,7 @@ def vllm_platform(hardware: HardwareSpec) -> str | None:
     """The column of vLLM's quantization table the accelerator is in ("vendor-build" for a catalog vendor that has
     none); None for the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats) and for
     hardware the catalog does not know (a visitor's own "other" accelerator: nothing is published either way)."""
-    if hardware.vendor in VLLM_VENDOR_BUILD_VENDORS:
+    if vendor_is_one_of(hardware, VLLM_VENDOR_BUILD_VENDORS):
         return "vendor-build"
     if hardware.backend == "rocm":
         return "amd-gpu"
