@@ -326,15 +326,23 @@ def _vllm_kv_measured_rows() -> list[dict]:
                                  hardware_memory_bytes=23.58 * GIB, hardware_name="RTX 3090", vllm_version=(0, 6))
         rows.append(_row(f"vLLM V0 Llama-3.1-8B RTX 3090 @{max_len} tokens", tokens, runtime.kv_capacity_tokens,
                          "kv_measured.csv; V0 scheduler settings"))
+    # gpt-oss-120b on one H100 (Marlin MXFP4 weights 65.9651 GiB, vllm#23278), under the PyTorch-sort sampler of
+    # v0.10/v0.11 (runtime.VLLM_SORT_SAMPLER_BYTES_PER_LOGIT): its 201,088-token vocabulary × 1,024 warm-up requests
+    # is the profile run's peak. vllm#23278's GPU is an H100 PCIe whose total memory is not logged (the SXM's is
+    # taken): informational.
     spec = SPECS["gpt-oss-120b"]
-    scenario = Scenario(engine="vllm", kv_dtype="auto", context=131072, gpu_memory_utilization=0.95,
-                        max_num_batched_tokens=1024)
-    kv = kv_cache(spec, scenario)
-    runtime = runtime_memory(spec, scenario, weights_bytes_per_gpu=65.9651 * GIB, kv=kv,
-                             hardware_memory_bytes=H100_TOTAL_GIB * GIB, hardware_name="H100", vllm_version=(0, 11))
-    rows.append(_row("gpt-oss-120b H100 available KV GiB (informational)", 1.71,
-                     runtime.capacity.available_bytes / GIB,
-                     "vllm#27508: version and total memory not in the excerpt", scored=False))
+    for title, utilization, mnbt, version, available, note, scored in (
+            ("gpt-oss-120b H100 available KV GiB", 0.95, 1024, (0, 11), 1.71,
+             "vllm#27508 (v0.11.0 by its log's line numbers; H100 80GB HBM3)", True),
+            ("gpt-oss-120b H100 PCIe available KV GiB (informational)", 0.90, 8192, (0, 10), -2.14,
+             "vllm#23278 (v0.10.1; the H100 PCIe's total memory is not logged)", False)):
+        scenario = Scenario(engine="vllm", kv_dtype="auto", context=131072, gpu_memory_utilization=utilization,
+                            max_num_batched_tokens=mnbt)
+        kv = kv_cache(spec, scenario)
+        runtime = runtime_memory(spec, scenario, weights_bytes_per_gpu=65.9651 * GIB, kv=kv,
+                                 hardware_memory_bytes=H100_TOTAL_GIB * GIB, hardware_name="H100",
+                                 vllm_version=version)
+        rows.append(_row(title, available, runtime.capacity.available_bytes / GIB, note, scored=scored))
     # The weights themselves: the checkpoint's MXFP4 experts as vLLM's Marlin kernel pads them (parallelism.py).
     from bench.model_specs import GPT_OSS_120B
     from reports.sizing.parallelism import tensor_parallel_weights, vllm_mxfp4_expert_padding

@@ -355,6 +355,8 @@ class EngineConstants:
     dsv4_allocator_overhead: float
     vllm_version: str
     vllm_sampler_bytes_per_logit: int
+    vllm_sort_sampler_bytes_per_logit: int
+    vllm_triton_sampler_since: str
     vllm_forward_ffn_tensors: int
     vllm_forward_hidden_tensors: int
     vllm_non_torch_tp1_gib: float
@@ -440,6 +442,8 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         dsv4_allocator_overhead=runtime.DSV4_ALLOCATOR_OVERHEAD,
         vllm_version=".".join(str(part) for part in runtime.VLLM_MODELLED_VERSION),
         vllm_sampler_bytes_per_logit=runtime.VLLM_SAMPLER_BYTES_PER_LOGIT,
+        vllm_sort_sampler_bytes_per_logit=runtime.VLLM_SORT_SAMPLER_BYTES_PER_LOGIT,
+        vllm_triton_sampler_since=".".join(str(part) for part in runtime.VLLM_TRITON_SAMPLER_SINCE),
         vllm_forward_ffn_tensors=runtime.VLLM_FORWARD_FFN_TENSORS,
         vllm_forward_hidden_tensors=runtime.VLLM_FORWARD_HIDDEN_TENSORS,
         vllm_non_torch_tp1_gib=runtime.VLLM_NON_TORCH_TP1 / GIB,

@@ -89,12 +89,21 @@ VLLM_LARGE_GPU_BYTES = 70 * GIB
 VLLM_LARGE_GPU_DEFAULTS = (1024, 8192)  # (max_num_seqs, max_num_batched_tokens)
 VLLM_SMALL_GPU_DEFAULTS = (256, 2048)
 
-# Sampler warm-up (GPUModelRunner._dummy_sampler_run) over min(max_num_seqs, max_num_batched_tokens) requests
-# with top-k/top-p set, so apply_top_k_top_p sorts the logits: f32 logits (4 B) + f32 sorted values (4 B) +
-# int64 sort indices (8 B) = 16 B per (request × vocab) element. The v0.19 H100 logs show 3.7-4.0 × the f32
-# logits (14.8-16 B/element): Llama 1.89 GiB at vocab 128,256, Qwen 2.21 at 151,936, Gemma 3 3.89-3.99 at
-# 262,208, phi-4 1.52 at 100,352 (NOTES-runtime.md).
+# Sampler warm-up (GPUModelRunner._dummy_sampler_run): bf16 logits of min(max_num_seqs, max_num_batched_tokens)
+# requests × the vocabulary, sampled with top-p 0.9 and top-k = vocab − 1, so the top-k/top-p path runs.
+# - Since v0.17 apply_top_k_top_p runs vLLM's Triton kernel for 8 rows or more (PR #33538: pivot search, no sort):
+#   bf16 logits (2 B) + f32 logits (4 B) + probabilities and exponential noise (4 + 4 B) = 14 B per (request ×
+#   vocab) element, plus the kernel's buffers: 16 B, fitted to the logs. The v0.19 H100 logs show 14.8-16 B/element: Llama 1.89 GiB at vocab 128,256, Qwen 2.21 at
+#   151,936, Gemma 3 3.89-3.99 at 262,208, phi-4 1.52 at 100,352 (NOTES-runtime.md); Qwen3-14B 2.23 GiB under v0.17
+#   and v0.18 (llm-d-planner version sweep, bench/data/vllm_memory.csv).
+# - Before v0.17 it sorted the whole vocabulary with PyTorch (the FlashInfer sampler was optional or opt-in):
+#   bf16 (2 B) and f32 (4 B) logits, the sort's values and int64 indices (12 B), PyTorch's int64 reverse indices
+#   (8 B, aten SortStable.cu segmented_sort_pairs) and CUB's scratch copy of keys and values (12 B) = 38 B.
+#   Checks: Qwen3-14B 5.64 GiB under v0.15 and v0.16 (38.9 B/element; the same sweep); gpt-oss-120b on one H100
+#   under v0.11 leaves 1.71 GiB for the KV cache (vllm#27508; 1.73 predicted) and v0.10.1 −2.14 (vllm#23278).
+VLLM_TRITON_SAMPLER_SINCE = (0, 17)
 VLLM_SAMPLER_BYTES_PER_LOGIT = 16
+VLLM_SORT_SAMPLER_BYTES_PER_LOGIT = 38
 # Forward pass of the dummy run over max_num_batched_tokens: the FFN's gate+up output (2 × width) and the
 # activated product (1 × width) plus ~4 hidden-size tensors (residual, norm output, attention output, input),
 # in the activation dtype. Check: CodeLlama-7B (vocab 32k, so no sampler peak) 8192 × 2 B × (3 × 11008 +
@@ -313,17 +322,25 @@ def vllm_scheduler_defaults(hardware_memory_bytes: float, hardware_name: str = "
     return VLLM_SMALL_GPU_DEFAULTS
 
 
-def vllm_activation_peak(spec: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int) -> RuntimeTerm:
+def vllm_sampler_bytes_per_logit(version: tuple[int, int]) -> int:
+    return VLLM_SAMPLER_BYTES_PER_LOGIT if version >= VLLM_TRITON_SAMPLER_SINCE else VLLM_SORT_SAMPLER_BYTES_PER_LOGIT
+
+
+def vllm_activation_peak(spec: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int,
+                         version: tuple[int, int] = VLLM_MODELLED_VERSION) -> RuntimeTerm:
     """Torch peak increase of the profile run: the larger of the sampler warm-up and the forward pass."""
     requests = min(max_num_seqs, max_num_batched_tokens)
-    sampler = requests * spec.vocab_size * VLLM_SAMPLER_BYTES_PER_LOGIT
+    per_logit = vllm_sampler_bytes_per_logit(version)
+    sampler = requests * spec.vocab_size * per_logit
     act_bytes = 4 if spec.native_dtype == "fp32" else 2
     ffn = _ffn_width_per_token(spec) / tp
     forward = max_num_batched_tokens * act_bytes * (
         VLLM_FORWARD_FFN_TENSORS * ffn + VLLM_FORWARD_HIDDEN_TENSORS * spec.hidden_size)
     if sampler >= forward:
         how = (f"sampler warm-up: {grouped(requests)} requests × vocab {grouped(spec.vocab_size)} × "
-               f"{VLLM_SAMPLER_BYTES_PER_LOGIT} B (f32 logits + sorted f32 + int64 indices)")
+               + (f"{per_logit} B (bf16 and f32 logits, probabilities, noise: vLLM's Triton top-k/top-p)"
+                  if per_logit == VLLM_SAMPLER_BYTES_PER_LOGIT else
+                  f"{per_logit} B (bf16 and f32 logits, PyTorch's sort with its indices and scratch)"))
     else:
         how = (f"forward pass: {grouped(max_num_batched_tokens)} tokens × {act_bytes} B × "
                f"({VLLM_FORWARD_FFN_TENSORS} × FFN width {grouped(round(ffn))} + "
@@ -377,7 +394,8 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
     max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, total, hardware_name)
     tp = kv.tp
     requested = scenario.gpu_memory_utilization * total  # mem_utils.request_memory
-    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp)
+    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp,
+                                      version=version)
     non_torch = VLLM_NON_TORCH_TP1 if tp == 1 else VLLM_NON_TORCH_TP
     graphs_in_budget = version >= VLLM_GRAPHS_IN_BUDGET_SINCE
     graphs = 0.0 if enforce_eager else vllm_cuda_graph_bytes(spec, max_num_seqs)

@@ -95,8 +95,17 @@ DEFAULT_RAM_BANDWIDTH_GBS = 60.0
 # Tensor-parallel link when HardwareSpec.interconnect_gbs is unknown: PCIe 4.0 x16 achieves ~22-25 GB/s per
 # direction (NOTES-accelerators.md "PCIe x16 per direction": Inspur MLPerf notes ~22 GB/s measured per GPU).
 DEFAULT_PCIE_GBS = 25.0
-# Per all-reduce launch + synchronisation latency. NCCL small-message all-reduce latency is of order 10 us over
-# NVLink and a few tens of us over PCIe (nccl-tests busbw tables at 8 B - 1 KiB); these are stated assumptions.
+# Per all-reduce launch + synchronisation latency at decode's payloads (a few KiB to a few hundred KiB), as vLLM runs
+# it under CUDA/HIP graphs with its custom all-reduce:
+# - NVLink: 8.5-11.8 us on 2/4/8 x H100 at 512 B-32 KiB (vLLM custom all-reduce, sglang PR #2904), 7 us at 512 KiB on
+#   2 x H100 and 13 us on 6 (vLLM PR #24111, CUDA-graph timing); plain NCCL from PyTorch is 19-25 us on 8 x H100
+#   (ByteDance-Seed/Triton-distributed #57), which vLLM's custom all-reduce avoids.
+# - Infinity Fabric: 7.1-7.7 us on 2 and 4 x MI300X up to 64 KiB, 6.3-7.6 us on 8 x MI355X (vLLM's custom
+#   all-reduce on ROCm, vLLM PR #19744); 10 us is on the safe side.
+# - PCIe without NVLink (NCCL, vLLM disables its custom all-reduce beyond two PCIe-only GPUs or without P2P):
+#   6-17 us on 2 GPUs at 8 B-16 KiB, 15-16 us on 4, 25-42 us on 8 (nccl-tests, eager: nccl-tests #333 explains why
+#   single-process runs read high); 25 us is fair for 4-8 GPUs and conservative for 2.
+# - Gaudi (HCCL) and Ascend (HCCL over HCCS) publish no small-message latency: they take NVLink's 10 us unverified.
 NVLINK_ALLREDUCE_LATENCY_S = 10e-6
 PCIE_ALLREDUCE_LATENCY_S = 25e-6
 # Activations exchanged by tensor-parallel all-reduces are 16-bit (bf16/fp16).

@@ -173,6 +173,34 @@ def test_vllm_activation_forward_floor_for_small_vocab():
     assert peak.bytes / GIB == pytest.approx(0.77, rel=0.05)
 
 
+def test_vllm_sampler_warm_up_sorted_the_vocabulary_before_v0_17():
+    # Qwen3-14B shapes (vocab 151,936, hidden 5,120, FFN 17,408) with the H100 defaults (1,024 sequences, 8,192
+    # batched tokens). v0.15/v0.16 sort: 1,024 × 151,936 × 38 B = 5.51 GiB (logged 5.64); v0.17's Triton kernel:
+    # × 16 B = 2.32 GiB (logged 2.23). The forward pass, 8,192 × 2 B × (3 × 17,408 + 4 × 5,120) = 1.12 GiB, is lower.
+    qwen = dense("qwen3-14b", 40, 5120, 17408, 40, 8, 128, 151936)
+    for version, per_logit, logged in (((0, 15), 38, 5.64), ((0, 16), 38, 5.64), ((0, 17), 16, 2.23),
+                                       ((0, 21), 16, None)):
+        peak = vllm_activation_peak(qwen, max_num_seqs=1024, max_num_batched_tokens=8192, tp=1, version=version)
+        assert peak.bytes == 1024 * 151936 * per_logit
+        assert f"{per_logit} B" in peak.explanation
+        if logged:
+            assert peak.bytes / GIB == pytest.approx(logged, rel=0.05)
+
+
+def test_gpt_oss_120b_on_one_h100_under_v0_11_leaves_what_vllm_logged():
+    """vllm#27508: v0.11.0, --gpu-memory-utilization 0.95 --max-num-batched-tokens 1024 → "Available KV cache
+    memory: 1.71 GiB". 0.95 × 79.19 GiB − 65.9651 GiB weights − 0.25 GiB non-torch − 1,024 × 201,088 × 38 B
+    (7.287 GiB, the sampler's sort) = 1.728 GiB. At 16 B per logit (v0.17 on) it would be 5.947 GiB."""
+    from bench.kv_runtime_accuracy import runtime_section
+
+    rows, _ = runtime_section()
+    row = next(r for r in rows if r["check"] == "gpt-oss-120b H100 available KV GiB")
+    sampler = 1024 * 201088 * 38 / GIB
+    assert row["predicted"] == pytest.approx(0.95 * 79.19 - 65.9651 - 0.25 - sampler, abs=1e-9)
+    assert row["predicted"] == pytest.approx(1.728, abs=0.001)
+    assert abs(row["error"]) < 0.02
+
+
 def test_vllm_capture_sizes_default():
     # [1, 2, 4] + range(8, 256, 8) + range(256, 513, 16) = 3 + 31 + 17 = 51 sizes (the v0.19 logs' "51").
     assert len(vllm_capture_sizes(1024)) == 51
