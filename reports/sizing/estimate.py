@@ -56,7 +56,10 @@ from .parallelism import (
 )
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
-from .runtime import RuntimeBreakdown, llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults
+from .runtime import (
+    VLLM_LARGE_GPU_DEFAULTS, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown, llama_cpp_buffers, runtime_memory,
+    vllm_scheduler_defaults,
+)
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
@@ -351,13 +354,15 @@ def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
     on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
     memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
     the GPU's memory and name (runtime.vllm_scheduler_defaults: activation peak and CUDA-graph pool), and whether it
-    runs DeepSeek-V4's attention (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES). The usable
-    memory is compared afterwards. tests/test_fitting_plan.py checks this against every plan of the grid."""
+    runs DeepSeek-V4's attention (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES) and how its MoE kernel pads MXFP4
+    experts (parallelism.vllm_mxfp4_expert_padding). The usable memory is compared afterwards.
+    tests/test_fitting_plan.py checks this against every plan of the grid."""
     unified = hardware.kind == "unified"
     if scenario.engine == "vllm":
-        # The architecture only as far as vLLM refuses DeepSeek-V4 on it (_plan_vllm).
+        # The architecture only as far as vLLM refuses DeepSeek-V4 on it or pads MXFP4 experts for it (_plan_vllm).
         return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
-                vllm_lacks_compressed_attention(hardware))
+                vllm_lacks_compressed_attention(hardware),
+                vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))
     return (hardware.backend, unified)
 
 
@@ -392,8 +397,12 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     """
     include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+    # vLLM's sliding-window pages grow with the scheduler's token budget, whose default depends on the accelerator:
+    # the smallest default bounds them from below.
+    smallest_budget = (scenario.max_num_batched_tokens or min(VLLM_SMALL_GPU_DEFAULTS[1], VLLM_LARGE_GPU_DEFAULTS[1])
+                       if scenario.engine == "vllm" else None)
     try:
-        kv = _kv_or_none(model, scenario)
+        kv = _kv_or_none(model, scenario, max_num_batched_tokens=smallest_budget)
     except SizingError:
         kv = None  # plan_memory refuses the scenario with the message
     kv_bytes = 0.0 if kv is None else kv.total_bytes
@@ -533,8 +542,19 @@ def sizable_on(model: ModelSpec, hardware: HardwareSpec) -> bool:
     return engine_runs_on("llama.cpp", hardware) or kv_cache_known(model)
 
 
-def _kv_or_none(model: ModelSpec, scenario: Scenario) -> KvBreakdown | None:
-    return kv_cache(model, scenario) if kv_cache_known(model) else None
+def _kv_or_none(model: ModelSpec, scenario: Scenario, *, max_num_batched_tokens: int | None = None
+                ) -> KvBreakdown | None:
+    if not kv_cache_known(model):
+        return None
+    return kv_cache(model, scenario, max_num_batched_tokens=max_num_batched_tokens)
+
+
+def vllm_max_num_batched_tokens(hardware: HardwareSpec, scenario: Scenario) -> int:
+    """The scheduler's token budget on this accelerator: the scenario's, else `vllm serve`'s default there
+    (runtime.vllm_scheduler_defaults: 8192 from 70 GiB, 2048 below). It sizes the sliding-window layers' pages
+    (SlidingWindowSpec.max_memory_usage_bytes: window − 1 + max_num_batched_tokens tokens per request)."""
+    return scenario.max_num_batched_tokens or vllm_scheduler_defaults(reported_memory_bytes(hardware),
+                                                                       hardware.name)[1]
 
 
 def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
@@ -633,7 +653,7 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     padding = (vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture)
                if model.checkpoint_quant_method == "mxfp4" else None)
     tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes, mxfp4_padding=padding)
-    kv = _kv_or_none(model, scenario)
+    kv = _kv_or_none(model, scenario, max_num_batched_tokens=vllm_max_num_batched_tokens(hardware, scenario))
     if kv is None:
         llama_cpp_runs = engine_runs_on("llama.cpp", hardware)
         raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
@@ -855,8 +875,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     # llama.cpp in micro-batches of -ub rows on the calibrated ones.
     engine_prefill: dict[str, Any] = {"n_ubatch": scenario.n_ubatch}
     if scenario.engine == "vllm":
-        chunk = (scenario.max_num_batched_tokens
-                 or vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name)[1])
+        chunk = vllm_max_num_batched_tokens(hardware, scenario)
         calibration, peaks = _vllm_kernels(hardware, scenario)
         engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": calibration,
                           "peak_tflops": peaks.gemm, "attention_peak_tflops": peaks.attention,

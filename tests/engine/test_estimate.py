@@ -409,3 +409,26 @@ def test_cann_formats_are_matched_by_their_canonical_name():
     assert format_runs_on("vllm", "Q4_K_M", replace(atlas, architecture=""))
     plan = estimate(LLAMA_8B, atlas, Scenario()).memory
     assert plan.fit.fits and plan.not_running_reason == "format"
+
+
+def test_vllm_sliding_window_pages_follow_the_gpus_scheduler_budget():
+    """vLLM reserves window − 1 + max_num_batched_tokens tokens per request for a sliding-window layer
+    (SlidingWindowSpec.max_memory_usage_bytes), and `vllm serve` defaults that budget by the GPU: 2,048 below 70 GiB,
+    8,192 from it (EngineArgs.get_batch_defaults). Gemma 3 27B's 52 local layers (window 1,024) at 128K, f16:
+    32 GB card: ceil((1,023 + 2,048) / 16) + 1 = 193 pages = 3,088 tokens × 52 layers × 8,192 B = 1.225 GiB;
+    an 80 GB card: ceil((1,023 + 8,192) / 16) + 1 = 577 pages = 9,232 tokens."""
+    from bench.model_specs import GEMMA_3_27B
+    from reports.sizing.estimate import plan_memory
+
+    scenario = Scenario(engine="vllm", quant="BF16", context=131072, kv_dtype="f16")
+    small = HardwareSpec(slug="c32", name="32 GB card", vendor="x", memory_gb=32, bandwidth_gbs=1792)
+    large = HardwareSpec(slug="c80", name="80 GB card", vendor="x", memory_gb=80, bandwidth_gbs=3350)
+    for hardware, cells in ((small, 3088), (large, 9232)):
+        sliding = next(t for t in plan_memory(GEMMA_3_27B, hardware, scenario).kv.terms if t.kind == "sliding")
+        assert (sliding.layers, sliding.cells) == (52, cells)
+        assert sliding.bytes == 52 * 8192 * cells
+    assert 52 * 8192 * 3088 / GIB == pytest.approx(1.225, abs=0.001)
+    # An explicit budget is the visitor's, on any GPU.
+    explicit = replace(scenario, max_num_batched_tokens=4096)
+    sliding = next(t for t in plan_memory(GEMMA_3_27B, small, explicit).kv.terms if t.kind == "sliding")
+    assert sliding.cells == (-(-(1023 + 4096) // 16) + 1) * 16
