@@ -86,6 +86,7 @@ class MatrixRow:
     verdict: str
     decode_tok_s: float
     smallest_fit: HardwareSpec | None
+    smallest_fit_url: str  # its report in this row's configuration on one GPU ("" without one)
     source: str  # "per-tensor rule" | "published file size" | ...
     rule_from: str | None = None  # another file type's rules stood in (UD-* without a published size)
     runs: bool = True  # MemoryPlan.runs: a row that does not run has no speed
@@ -502,10 +503,12 @@ class ReportPage:
             if sized is None:
                 continue
             plan, speeds = sized
+            on_one_gpu = replace(scenario, gpus=1)
+            smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
                                   plan.fit.verdict if plan.format_runs else "unsupported", speeds.decode.tokens_per_s,
-                                  self.catalog.smallest_fitting(self.model, replace(scenario, gpus=1)),
+                                  smallest, self.configured_url(smallest, on_one_gpu) if smallest else "",
                                   plan.weights.source,
                                   plan.weights.rule_from, plan.runs))
         return rows
@@ -534,9 +537,17 @@ class ReportPage:
         return f"{self.path_on(hardware.slug)}?{query.urlencode()}"
 
     @cached_property
-    def recommendations(self) -> Recommendations:
+    def recommendation_scenario(self) -> Scenario:
         # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have.
-        return self.catalog.recommendations(self.model, replace(self.estimate.scenario, offload_pct=None))
+        return replace(self.estimate.scenario, offload_pct=None)
+
+    @cached_property
+    def recommendations(self) -> Recommendations:
+        return self.catalog.recommendations(self.model, self.recommendation_scenario)
+
+    def recommendation_url(self, hardware: HardwareSpec, count: int) -> str:
+        """The report of a recommended `count` × `hardware` in the configuration it was chosen for."""
+        return self.configured_url(hardware, replace(self.recommendation_scenario, gpus=count))
 
     # ---- section 16
     @cached_property

@@ -319,3 +319,27 @@ def test_several_streams_also_show_their_speed_with_full_caches(client, db, lang
     expected = {"en": f"{total} ({each} per stream) with 32K tokens cached in each",
                 "de": f"{total} ({each} pro Datenstrom) mit 32K Tokens im Cache jedes Datenstroms"}[lang]
     assert expected in body
+
+
+def _section_links(body: str, section_id: str) -> list[str]:
+    section = re.search(rf'<section class="card[^"]*" id="{section_id}".*?</section>', body, re.S).group(0)
+    return [href.replace("&amp;", "&") for href in re.findall(r'<a href="(/[^"]+)"', section)]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("path, kept", [
+    ("/report/gpt-oss-20b/rtx-4090/?engine=vllm&context=32768", ("engine=vllm", "context=32768")),
+    ("/report/gemma-3-27b-it/rtx-5090/?context=131072&engine=vllm&kv_dtype=fp8", ("engine=vllm", "context=131072",
+                                                                                   "kv_dtype=fp8")),
+    ("/report/qwen3-32b/rtx-4090/?context=16384&batch=4&kv_dtype=q8_0", ("engine=llama.cpp", "context=16384",
+                                                                          "batch=4", "kv_dtype=q8_0")),
+])
+def test_matrix_and_recommendation_links_open_the_configuration_they_were_sized_in(client, db, lang, path, kept):
+    """"Smallest that fits" and the recommended hardware open their report in the row's configuration: a vLLM-only
+    format linked without its engine was a 400 (AWQ under the llama.cpp default), and the context fell back to 8K."""
+    body = client.get(f"/{lang}{path}").content.decode()
+    links = _section_links(body, "matrix") + _section_links(body, "recommend")
+    assert len(links) >= 3
+    for link in links:
+        assert all(part in link for part in kept), link
+        assert client.get(link).status_code == 200, link

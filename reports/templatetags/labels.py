@@ -159,9 +159,9 @@ def model_architecture_label(page) -> str:
 
 
 @register.filter
-def report_url(page, hardware_slug: str) -> str:
-    """The same report (catalog model or submitted config) on another accelerator."""
-    return page.path_on(hardware_slug)
+def recommendation_url(page, choice) -> str:
+    """A recommended accelerator's report in the configuration it was recommended for (ReportPage)."""
+    return page.recommendation_url(choice.hardware, choice.count)
 
 
 @register.filter
