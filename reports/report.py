@@ -27,9 +27,9 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, default_scenario,
-    default_kv_dtype, engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format,
-    offer_order, plan_memory, sizable_on, validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
+    GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, default_kv_dtype,
+    default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format,
+    native_format_on, offer_order, plan_memory, sizable_on, validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -339,6 +339,8 @@ class ReportPage:
         kv_dtype = {"llama.cpp": {"fp8": "q8_0", "auto": "f16"}, "vllm": {"q8_0": "fp8", "q4_0": "fp8"}}[engine].get(
             e.scenario.kv_dtype, e.scenario.kv_dtype)
         quant = e.scenario.quant
+        if engine == "llama.cpp":
+            quant = GGUF_OF_NATIVE_FORMAT.get(quant, quant)  # gpt-oss's MXFP4 checkpoint is its MXFP4_MOE GGUF
         if engine == "vllm" and self.model.compressed_attention is not None:
             kv_dtype = default_kv_dtype(self.model, engine)  # fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
             if quant_format(quant).family.startswith("gguf"):
@@ -490,7 +492,7 @@ class ReportPage:
     @cached_property
     def matrix(self) -> list[MatrixRow]:
         e = self.estimate
-        formats = [native_format(self.model), *MATRIX_FORMATS]
+        formats = [native_format_on(self.model, e.scenario.engine), *MATRIX_FORMATS]
         if e.scenario.engine == "vllm":
             formats[1:1] = VLLM_CHECKPOINT_FORMATS  # before vLLM's experimental GGUF
         if e.scenario.quant not in formats:

@@ -298,10 +298,12 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     """ggml-org/gpt-oss-120b-GGUF holds the MXFP4_MOE file only and ggml-org/gemma-3-27b-it-GGUF Q4_K_M, Q8_0 and
     F16 (catalog field gguf_repo_quants, from the repos' listings): "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" or
     ":BF16" would fail to download."""
-    text = text_of(client, url("gpt-oss-120b", "rtx-4090"))  # the default format, Q4_K_M
+    text = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=Q4_K_M"))  # a file the repo lacks
     assert "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" not in text
     assert "llama-server -m ./gpt-oss-120b-Q4_K_M.gguf" in text
-    assert "ggml-org/gpt-oss-120b-GGUF publishes MXFP4_MOE, no Q4_K_M file" in text
+    assert "ggml-org/gpt-oss-120b-GGUF publishes MXFP4_MOE, no Q4_K_M file: choose that format" in text
+    bf16_gemma = text_of(client, url("gemma-3-27b-it", "rtx-4090", query="quant=BF16"))
+    assert "publishes Q4_K_M, Q8_0, F16, no BF16 file: choose one of those formats" in bf16_gemma
     native = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", query="quant=MXFP4_MOE"))
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF \\" in native  # one file type: no tag, as the guide has it
     assert "vllm serve ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in native
@@ -585,7 +587,7 @@ def test_headroom_of_several_gpus_is_the_fullest_gpus(client):
     assert sum(demand) < 2 * plan.fit.usable_bytes_per_gpu  # the sum alone would look like room to spare
     assert plan.fit.headroom_bytes == pytest.approx(plan.fit.usable_bytes_per_gpu - max(demand))
 
-    text = text_of(client, url("gpt-oss-120b", "rtx-5090", query="gpus=2&context=32768"))
+    text = text_of(client, url("gpt-oss-120b", "rtx-5090", query="gpus=2&context=32768&quant=Q4_K_M"))
     assert f"Headroom {plan.fit.headroom_bytes / GIB:.2f} GiB" in text
     assert plan.fit.headroom_bytes < 0
     assert "what the fullest GPU lacks to hold its share" in text
@@ -665,7 +667,7 @@ def test_tensor_parallel_weights_explain_the_replicated_share(client):
                      scenario).tensor_parallel
     assert tp.per_rank_bytes == pytest.approx((tp.sharded_bytes) / 2 + tp.replicated_bytes)
     text = text_of(client, url("qwen3-next-80b-a3b-instruct", "h100-80gb-sxm",
-                               query="gpus=2&context=32768&engine=vllm"))
+                               query="gpus=2&context=32768&engine=vllm&quant=Q4_K_M"))
     assert (f"keeps {tp.replicated_bytes / GIB:.2f} GiB of them (norms, routers and other small tensors) whole on "
             f"every GPU: {tp.per_rank_bytes / GIB:.2f} GiB per GPU, {tp.all_ranks_bytes / GIB:.2f} GiB in all.") in text
     assert f"Model weights: {tp.all_ranks_bytes / GIB:.2f} GiB" in text

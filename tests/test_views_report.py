@@ -273,7 +273,7 @@ def test_engine_refuses_vllm_without_a_backend():
 def test_vllm_command_for_a_gguf_format_serves_the_gguf_file(client, db):
     """The vLLM estimate of a GGUF format is sized on that file, so the command serves it (vLLM's GGUF docs:
     repo_id:quant_type or a local file, with the base model's tokenizer), not the 16-bit repository."""
-    body = client.get(url("glm-4-5", "h100-80gb-sxm", query="gpus=8&engine=vllm&kv_dtype=fp8")).content.decode()
+    body = client.get(url("glm-4-5", "h100-80gb-sxm", query="gpus=8&engine=vllm&kv_dtype=fp8&quant=Q4_K_M")).content.decode()
     launch = body[body.index('id="launch"'):body.index('id="simulator"')]
     assert "vllm serve unsloth/GLM-4.5-GGUF:Q4_K_M \\\n  --tokenizer zai-org/GLM-4.5" in launch
     plain = client.get(url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=fp8"))
@@ -343,3 +343,24 @@ def test_matrix_and_recommendation_links_open_the_configuration_they_were_sized_
     for link in links:
         assert all(part in link for part in kept), link
         assert client.get(link).status_code == 200, link
+
+
+def _matrix_formats(body: str) -> list[str]:
+    section = re.search(r'<section class="card" id="matrix".*?</section>', body, re.S).group(0)
+    return re.findall(r'<th scope="row">([^<]+)</th>', section)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_gpt_oss_opens_with_the_gguf_its_repository_publishes_and_its_release_under_vllm(client, db, lang):
+    """ggml-org publishes gpt-oss as MXFP4_MOE only (llama.cpp's file type for the MXFP4 release; it has no plain
+    MXFP4 one): the llama.cpp page opens there and its matrix lists it, not the checkpoint format. vLLM serves the
+    MXFP4 release itself (`vllm serve openai/gpt-oss-120b`), not a GGUF, and its page's llama.cpp line is the GGUF."""
+    body = client.get(f"/{lang}/report/gpt-oss-20b/rtx-4090/").content.decode()
+    assert '<option value="MXFP4_MOE" selected>' in body
+    assert "llama-server -hf ggml-org/gpt-oss-20b-GGUF" in body
+    formats = _matrix_formats(body)
+    assert formats[0] == "MXFP4_MOE" and "MXFP4" not in formats
+    vllm = client.get(f"/{lang}/report/gpt-oss-120b/h100-80gb-sxm/?engine=vllm&context=32768").content.decode()
+    assert '<option value="MXFP4" selected>' in vllm
+    assert "vllm serve openai/gpt-oss-120b" in vllm and ".gguf" not in vllm
+    assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF" in vllm

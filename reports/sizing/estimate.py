@@ -276,22 +276,39 @@ def native_format(model: ModelSpec) -> str:
     return NATIVE_FORMAT.get(model.native_dtype, "BF16")
 
 
+# The GGUF file type that keeps a release's own quantization: convert_hf_to_gguf.py writes gpt-oss's MXFP4 experts
+# as they are, and llama-quantize names that file type MXFP4_MOE (llama.cpp ftype 38: routed experts MXFP4, other
+# matrices Q8_0); llama.cpp has no plain MXFP4 file type.
+GGUF_OF_NATIVE_FORMAT = {"MXFP4": "MXFP4_MOE"}
+
+
+def native_format_on(model: ModelSpec, engine: str) -> str:
+    """The released checkpoint's format as the engine loads it: under llama.cpp its GGUF counterpart, if it has
+    one (GGUF_OF_NATIVE_FORMAT)."""
+    native = native_format(model)
+    return GGUF_OF_NATIVE_FORMAT.get(native, native) if engine == "llama.cpp" else native
+
+
 def default_quant(model: ModelSpec, hardware: HardwareSpec | None, engine: str) -> str:
-    """The format a configuration opens with when it names none: Q4_K_M, unless the engine cannot run it for this
-    model here (vLLM loads no DeepSeek-V4 GGUF; vLLM on Gaudi and on vendor builds runs no GGUF); then the
-    released checkpoint's format where vLLM has kernels for it there, else BF16 or FP16 (an FP8 or MXFP4 release on a
-    vendor build, the 310P's FP16-only vllm-ascend), else the released format, which the page marks as not running.
-    Under llama.cpp where its backend runs few formats (CANN): Q4_0, Q8_0 or F16, the first it runs. Without an
-    accelerator (the compare page) only the model's own limits apply."""
+    """The format a configuration opens with when it names none. llama.cpp: Q4_K_M, the GGUF most people download,
+    or where its backend runs few formats (CANN) Q4_0, Q8_0 or F16, the first it runs. vLLM: the released
+    checkpoint's format where vLLM has kernels for it there (what `vllm serve <repo>` loads; its GGUF loading is
+    experimental and has no DeepSeek-V4 or gpt-oss mapping), else BF16 or FP16 (an FP8 or MXFP4 release on a vendor
+    build, the 310P's FP16-only vllm-ascend), else the released format, which the page marks as not running.
+    Without an accelerator (the compare page) only the model's own limits apply."""
     def runs(quant: str) -> bool:
         return hardware is None or format_runs_on(engine, quant, hardware)
 
-    if engine == "vllm" and (model.compressed_attention is not None or not runs(DEFAULT_QUANT)):
+    if engine == "vllm":
         native = native_format(model)
         return next((quant for quant in (native, "BF16", "FP16") if runs(quant)), native)
     if engine == "llama.cpp" and not runs(DEFAULT_QUANT):
         # llama.cpp's CANN backend runs F16, Q8_0 and Q4_0 (F16 only on the 310P): the nearest to Q4_K_M.
         return next((quant for quant in LLAMA_CPP_FALLBACK_QUANTS if runs(quant)), DEFAULT_QUANT)
+    published = model.gguf_repo_quants
+    if engine == "llama.cpp" and published and DEFAULT_QUANT not in published:
+        # The catalog's GGUF repository has no Q4_K_M (ggml-org's gpt-oss repos publish MXFP4_MOE only): its file.
+        return next((quant for quant in published if runs(quant)), DEFAULT_QUANT)
     return DEFAULT_QUANT
 
 

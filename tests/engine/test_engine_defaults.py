@@ -52,9 +52,10 @@ def test_the_opening_configuration_follows_the_engine():
     # llama.cpp everywhere it runs: Q4_K_M with an F16 cache, as before.
     assert (default_quant(llama, h200, "llama.cpp"), default_kv_dtype(llama, "llama.cpp")) == ("Q4_K_M", "f16")
     assert (default_quant(dsv4, h200, "llama.cpp"), default_kv_dtype(dsv4, "llama.cpp")) == ("Q4_K_M", "f16")
-    # vLLM keeps Q4_K_M (a GGUF it loads, experimentally) where it runs it ...
-    assert default_quant(llama, h200, "vllm") == "Q4_K_M"
-    # ... but loads no DeepSeek-V4 GGUF and caches it only in FP8: the released FP8/FP4 checkpoint.
+    # vLLM serves the released checkpoint (`vllm serve <repo>`), not a GGUF, which it loads only experimentally ...
+    assert default_quant(llama, h200, "vllm") == "BF16"
+    assert default_quant(catalog.model("gpt-oss-120b"), h200, "vllm") == "MXFP4"
+    # ... DeepSeek-V4's is FP8/FP4, and vLLM caches it only in FP8.
     assert (default_quant(dsv4, h200, "vllm"), default_kv_dtype(dsv4, "vllm")) == ("FP8_FP4", "fp8")
     # vLLM on Gaudi runs no GGUF (vLLM quantization table): the released BF16 checkpoint.
     opening = default_scenario(llama, gaudi)
@@ -74,10 +75,10 @@ def test_vllm_opens_a_release_it_has_no_kernels_for_in_bf16():
     assert default_quant(gpt_oss, mlu, "vllm") == "BF16"
     assert default_quant(deepseek, gaudi, "vllm") == "FP8"
     assert default_quant(deepseek, mlu, "vllm") == "BF16"
-    assert default_quant(deepseek, catalog.accelerator("h200-141gb-sxm"), "vllm") == "Q4_K_M"
+    assert default_quant(deepseek, catalog.accelerator("h200-141gb-sxm"), "vllm") == "FP8"
 
 
-@pytest.mark.parametrize("slug, llama_cpp, vllm", [("ascend-910b-64gb", "Q4_0", "Q4_K_M"),
+@pytest.mark.parametrize("slug, llama_cpp, vllm", [("ascend-910b-64gb", "Q4_0", "BF16"),
                                                    ("atlas-300i-duo-96gb", "F16", "FP16")])
 def test_ascend_opens_with_a_format_its_backend_runs(slug, llama_cpp, vllm):
     """llama.cpp's CANN backend runs F16, Q8_0 and Q4_0 (the 310P only F16), vllm-ascend on the 310P only FP16: the
@@ -95,4 +96,4 @@ def test_without_an_accelerator_only_the_models_limits_apply():
     assert default_scenario(llama, None) == default_scenario(llama, catalog.accelerator("rtx-4090"))
     opening = default_scenario(dsv4, None, "vllm")
     assert (opening.engine, opening.quant, opening.kv_dtype) == ("vllm", "FP8_FP4", "fp8")
-    assert default_quant(llama, None, "vllm") == "Q4_K_M"
+    assert default_quant(llama, None, "vllm") == "BF16"
