@@ -264,6 +264,22 @@ def test_runtime_table_adds_up_with_the_tied_output_copy(client):
     assert total == round(plan.runtime_bytes / GIB, 3)
 
 
+def test_a_tied_output_head_left_on_the_cpu_has_no_gpu_copy(client):
+    """Gemma 3 27B at 128K on an RTX 4090: -ngl 54 of 62 blocks leaves the output layer on the CPU, where the tied
+    head is the mmapped embedding itself. The runtime table listed a 1.08 GiB GPU copy that neither the GPU's load
+    (22.71 GiB) nor the decode's reads counted."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("gemma-3-27b-it"), catalog.hardware["rtx-4090"], Scenario(context=131072))
+    assert plan.placement.gpu_layers <= len(plan.layout.blocks)
+    assert plan.tied_output_copy_bytes == 0.0
+    assert plan.runtime_bytes == plan.runtime.device_bytes + plan.runtime.host_bytes
+    text = text_of(client, url("gemma-3-27b-it", "rtx-4090", query="context=131072"))
+    assert "copy of the tied token embedding" not in text
+    table = text[text.index("Buffer Where Size Formula"):text.index("Runtime total")]
+    total = float(re.search(r"Runtime total ([\d.]+) GiB", text).group(1))
+    assert sum(float(x) for x in re.findall(r" ([\d.]+) GiB ", table)) == pytest.approx(total, abs=0.003)
+
+
 def test_formula_cells_count_one_sequence_and_the_gpus_of_a_replicated_cache(client):
     text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
     assert "× 1 sequences" not in text and "× 1 sequence " in text

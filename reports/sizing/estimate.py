@@ -195,7 +195,7 @@ class MemoryPlan:
     @property
     def tied_output_copy_bytes(self) -> float:
         """The copy of a tied output head (token_embd) llama.cpp puts on the output GPU; part of runtime_bytes."""
-        return tied_output_copy_bytes(self.layout)
+        return tied_output_copy_bytes(self.layout, self.placement)
 
     @property
     def weights_in_gpu_memory_bytes(self) -> float:
@@ -588,17 +588,22 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     usable = engine_usable_bytes(hardware, scenario)
     placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
                                 offload_pct=scenario.offload_pct)
-    runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes + tied_output_copy_bytes(layout)
+    runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes + tied_output_copy_bytes(layout, placement)
     kv_bytes = kv.total_bytes if kv is not None else 0.0
     required = weights.total_bytes + kv_bytes + runtime_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, include_mtp, None, layout, kv, runtime, weights.total_bytes, runtime_bytes, fit)
 
 
-def tied_output_copy_bytes(layout: LlamaCppLayout | None) -> float:
+def tied_output_copy_bytes(layout: LlamaCppLayout | None, placement: Placement) -> float:
     """llama.cpp keeps token_embd in system RAM and copies a tied output head onto the output GPU
-    (llama-model.cpp: the output tensor is created as a duplicate of token_embd when the config ties them)."""
-    return layout.embedding_bytes if layout is not None and layout.output_is_tied_copy else 0.0
+    (llama-model.cpp: the output tensor is created as a duplicate of token_embd when the config ties them). With
+    the output layer left on the CPU (-ngl up to the block count) the head is the mmapped embedding itself: no copy
+    (fit._loads places it so)."""
+    if layout is None or not layout.output_is_tied_copy:
+        return 0.0
+    output_on_gpu = placement.gpu_layers is None or placement.gpu_layers > len(layout.blocks)
+    return layout.embedding_bytes if output_on_gpu else 0.0
 
 
 def _kv_per_block(model: ModelSpec, kv: KvBreakdown | None, layout: LlamaCppLayout) -> tuple[float, ...]:
