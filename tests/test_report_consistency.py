@@ -771,7 +771,7 @@ def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(clie
     """"419.08 GiB needed; it lacks 175.35 GiB" did not subtract (419.08 − 243.2 = 175.88): the shortfall is the
     GPU's demand, 418.55 GiB, less its usable memory."""
     text = text_of(client, url("glm-5", "instinct-mi325x-256gb"))
-    m = re.search(r"the GPU would need ([\d.,]+) GiB of its ([\d.]+) GiB usable, ([\d.]+) GiB more", text)
+    m = re.search(r"the GPU would need ([\d.,]+) GiB and has ([\d.]+) GiB usable: ([\d.]+) GiB more", text)
     need, usable, more = (float(v.replace(",", "")) for v in m.groups())
     assert need - usable == pytest.approx(more, abs=0.011)
 
@@ -893,3 +893,16 @@ def test_rtx_pro_6000_has_a_prompt_speed(client):
     text = text_of(client, url("gpt-oss-120b", "rtx-pro-6000-blackwell"))
     assert "no published FP16 TFLOPS" not in text
     assert re.search(r"TTFT for a 4K prompt: ~?[\d,.]+ (ms|s)", text)
+
+
+@pytest.mark.parametrize("lang, expected", [("en", "it exceeds the memory of 8 × H100 80GB SXM"),
+                                            ("de", "8 × H100 80GB SXM")])
+def test_answers_about_several_gpus_name_them_all(client, lang, expected):
+    """DeepSeek-V3 FP8 on 8 × H100 does not start under vLLM: the FAQ said it exceeds "the memory of H100 80GB SXM";
+    the unified-memory card named the DGX Spark as the largest machine although the Macs are larger (vLLM runs on
+    none of them), and an MI355X was "the largest single discrete GPU"."""
+    text = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm", lang, "gpus=8&engine=vllm&quant=FP8"))
+    assert expected in text
+    if lang == "en":
+        assert "Exceeds the largest unified-memory machine vLLM runs on (DGX Spark" in text
+        assert "discrete GPU" not in text

@@ -169,10 +169,10 @@ def _best_single(sizer: _Sizer, discrete: list[HardwareSpec],
     largest = max(discrete, key=lambda spec: spec.memory_gb, default=None)
     params = {"largest": largest.name if largest else "", "memory_gb": largest.memory_gb if largest else 0.0}
     if multi.choice is not None:
-        return Recommendation(None, Note("multi_gpu_required", "no single discrete GPU holds it: multi-GPU "
+        return Recommendation(None, Note("multi_gpu_required", "no single accelerator holds it: multi-GPU "
                                          f"required (largest: {params['largest']}; unified-memory machines are "
                                          "recommended separately)", params))
-    return Recommendation(None, Note("no_single_fits", "no single discrete GPU of the catalog holds it (largest: "
+    return Recommendation(None, Note("no_single_fits", "no single accelerator of the catalog holds it (largest: "
                                      f"{params['largest']})", params))
 
 
@@ -199,9 +199,9 @@ def _unified(sizer: _Sizer, runnable: list[HardwareSpec], engine: str) -> Recomm
     if first is None:
         largest = machines[-1]
         return Recommendation(None, Note("exceeds_largest_unified",
-                                         f"exceeds the largest unified-memory machine ({largest.name}, "
-                                         f"{largest.memory_gb:g} GB)",
-                                         {"largest": largest.name, "memory_gb": largest.memory_gb}))
+                                         f"exceeds the largest unified-memory machine {engine} runs on "
+                                         f"({largest.name}, {largest.memory_gb:g} GB)",
+                                         {"largest": largest.name, "memory_gb": largest.memory_gb, "engine": engine}))
     return Recommendation(sizer.choice(*first))
 
 

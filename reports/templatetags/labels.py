@@ -159,6 +159,12 @@ def model_architecture_label(page) -> str:
 
 
 @register.filter
+def gpu_count(name: str, gpus) -> str:
+    """"8 × H100 80GB SXM" for a configuration of several accelerators; one is its name."""
+    return f"{gpus} × {name}" if gpus and int(gpus) > 1 else name
+
+
+@register.filter
 def recommendation_url(page, choice) -> str:
     """A recommended accelerator's report in the configuration it was recommended for (ReportPage)."""
     return page.recommendation_url(choice.hardware, choice.count)
