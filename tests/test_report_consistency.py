@@ -906,3 +906,26 @@ def test_answers_about_several_gpus_name_them_all(client, lang, expected):
     if lang == "en":
         assert "Exceeds the largest unified-memory machine vLLM runs on (DGX Spark" in text
         assert "discrete GPU" not in text
+
+
+@pytest.mark.parametrize("lang, pattern", [
+    ("en", r"vLLM takes ([\d.]+) GiB of each GPU at start-up \(gpu_memory_utilization 90%\), so a monitor shows that "
+           r"much in use: it fills the ([\d.]+) GiB .*? a pool of ([\d,]+) tokens"),
+    ("de", r"vLLM belegt beim Start ([\d,]+) GiB jeder GPU .*? ein Pool von ([\d.]+) Tokens"),
+])
+def test_a_vllm_page_shows_what_vllm_reserves_and_its_kv_pool(client, lang, pattern):
+    """vLLM takes gpu_memory_utilization × the GPU at start-up and fills the rest with KV blocks: a page that showed
+    only "16 GiB required, 67 % utilization" disagreed with what nvidia-smi shows; the pool was computed, not shown."""
+    _, catalog = current_catalog()
+    model, hardware = catalog.model("gpt-oss-20b"), catalog.hardware["rtx-4090"]
+    result = estimate(model, hardware, Scenario(engine="vllm", quant="MXFP4"))
+    text = text_of(client, url("gpt-oss-20b", "rtx-4090", lang, "engine=vllm"))
+    match = re.search(pattern, text)
+    assert match
+    if lang == "en":
+        reserved, available, tokens = match.groups()
+        assert float(reserved) == round(result.memory.runtime.preallocated_bytes / GIB, 2)
+        assert float(available) == round(result.memory.runtime.capacity.available_bytes / GIB, 2)
+        assert int(tokens.replace(",", "")) == result.kv_tokens_capacity
+    else:
+        assert int(match.group(2).replace(".", "")) == result.kv_tokens_capacity
