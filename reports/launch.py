@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.sizing.estimate import MemoryPlan
+from reports.sizing.estimate import MemoryPlan, vllm_parallel_sizes
 from reports.sizing.fit import vllm_cpu_offload_gib
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
@@ -119,8 +119,12 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         lines = [f"vllm serve {model.hf_repo or './' + model.slug}"]
     if model.architecture in VLLM_TRUST_REMOTE_CODE_ARCHITECTURES:
         lines.append("--trust-remote-code")
-    if scenario.gpus > 1:
-        lines.append(f"--tensor-parallel-size {scenario.gpus}")
+    tensor_parallel, pipeline_parallel = vllm_parallel_sizes(scenario.gpus)
+    if tensor_parallel > 1:
+        lines.append(f"--tensor-parallel-size {tensor_parallel}")
+    if pipeline_parallel > 1:
+        lines.append(f"--pipeline-parallel-size {pipeline_parallel}")
+        notes.append("multi_server")
     lines.append(f"--max-model-len {scenario.context}")
     lines.append(f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}")
     # vllm-gaudi quantizes to FP8 through Intel Neural Compressor: --quantization inc and the fp8_inc cache, with

@@ -27,9 +27,10 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind, backend_formats, default_kv_dtype,
-    default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits, kv_cache_known, native_format,
-    native_format_on, offer_order, plan_memory, sizable_on, validate_scenario, vllm_lacks_compressed_attention, vllm_platform,
+    GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
+    backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
+    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
+    vllm_lacks_compressed_attention, vllm_parallel_sizes, vllm_platform,
 )
 from reports.sizing.parameters import count_parameters
 from reports.sizing.quant import quant_format
@@ -314,6 +315,14 @@ class ReportPage:
         return (llama_cpp_command(self.model, *llama, separate_machines=self.hardware.kind == "unified")
                 if llama else None,
                 vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware)) if vllm else None)
+
+    @property
+    def gpus_per_server(self) -> int:
+        return GPUS_PER_SERVER
+
+    @property
+    def vllm_servers(self) -> int:
+        return vllm_parallel_sizes(self.estimate.scenario.gpus)[1]
 
     @property
     def commands_in_page_order(self) -> tuple[LaunchCommand | None, LaunchCommand | None]:

@@ -929,3 +929,22 @@ def test_a_vllm_page_shows_what_vllm_reserves_and_its_kv_pool(client, lang, patt
         assert int(tokens.replace(",", "")) == result.kv_tokens_capacity
     else:
         assert int(match.group(2).replace(".", "")) == result.kv_tokens_capacity
+
+
+def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
+    """16 × H100: two servers of 8 (HGX), which vLLM runs as 2 pipeline stages of tensor parallelism 8, not as one
+    tensor-parallel group of 16 over NVLink (there is none between servers). The stages take turns on a token: one
+    stream decodes as on 8 GPUs."""
+    from reports.sizing.estimate import vllm_parallel_sizes
+
+    assert [vllm_parallel_sizes(n) for n in (1, 2, 8, 16, 24, 12)] == [(1, 1), (2, 1), (8, 1), (16 // 2, 2), (8, 3),
+                                                                       (12, 1)]
+    _, catalog = current_catalog()
+    model, h100 = catalog.model("llama-3-1-8b-instruct"), catalog.hardware["h100-80gb-sxm"]
+    on = {gpus: estimate(model, h100, Scenario(engine="vllm", quant="BF16", gpus=gpus)) for gpus in (8, 16)}
+    # Within 1 %: the memory plan's split over all 16 replicates the 8 KV heads and the small tensors on every rank,
+    # which the reads count (vllm_parallel_sizes: an upper bound of what the stages hold).
+    assert on[16].decode.tokens_per_s == pytest.approx(on[8].decode.tokens_per_s, rel=0.01)
+    text = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm", query="gpus=16&engine=vllm&quant=FP8"))
+    assert "--tensor-parallel-size 8 \\ --pipeline-parallel-size 2" in " ".join(text.split())
+    assert "16 GPUs are 2 servers of 8" in text and "--tensor-parallel-size 16" not in text

@@ -92,6 +92,12 @@ VLLM_CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
 DRIVER_REPORTED_SHARE = 79.19 / 80
 # Bytes of one activation element exchanged by tensor-parallel all-reduces (bf16).
 ALLREDUCE_ELEMENT_BYTES = 2
+# Accelerators one server joins on its scale-up fabric: NVIDIA's HGX baseboards (H100, H200, B200, B300) hold 8 GPUs,
+# AMD's Instinct platforms 8 OAM modules, Intel's Gaudi 3 servers 8 cards, Huawei's Atlas 800 8 NPUs. vLLM runs more
+# as pipeline stages, one per server, each a tensor-parallel group (vLLM docs, "Distributed inference and serving":
+# "the tensor parallel size should be the number of GPUs in each node, and the pipeline parallel size should be the
+# number of nodes").
+GPUS_PER_SERVER = 8
 
 # Input limits shared by the command line and the web form (beyond them the arithmetic is meaningless).
 MAX_CONTEXT = 16 * 2**20  # 16M tokens (Llama 4 Scout advertises 10M)
@@ -566,6 +572,23 @@ def _kv_or_none(model: ModelSpec, scenario: Scenario, *, max_num_batched_tokens:
     return kv_cache(model, scenario, max_num_batched_tokens=max_num_batched_tokens)
 
 
+def vllm_parallel_sizes(gpus: int) -> tuple[int, int]:
+    """(--tensor-parallel-size, --pipeline-parallel-size) of vLLM on `gpus` accelerators: beyond one server's
+    GPUS_PER_SERVER, a tensor-parallel group per server and the servers as pipeline stages. The memory plan splits
+    every layer over all GPUs (tensor_parallel_weights), which holds the same weights per GPU; its KV per GPU is the
+    same or, where a layer's cache is replicated on each rank (fewer KV heads than GPUs, MLA), up to the stage count
+    times more than the stages hold: an upper bound."""
+    if gpus > GPUS_PER_SERVER and gpus % GPUS_PER_SERVER == 0:
+        return GPUS_PER_SERVER, gpus // GPUS_PER_SERVER
+    return gpus, 1
+
+
+def _speed_gpus(scenario: Scenario) -> int:
+    """The GPUs that share one token's work: llama.cpp's layer split and vLLM's pipeline stages take turns, so one
+    stream runs at the speed of one tensor-parallel group (vllm_parallel_sizes)."""
+    return vllm_parallel_sizes(scenario.gpus)[0] if scenario.engine == "vllm" else scenario.gpus
+
+
 def vllm_max_num_batched_tokens(hardware: HardwareSpec, scenario: Scenario) -> int:
     """The scheduler's token budget on this accelerator: the scenario's, else `vllm serve`'s default there
     (runtime.vllm_scheduler_defaults: 8192 from 70 GiB, 2048 below). It sizes the sliding-window layers' pages
@@ -819,7 +842,7 @@ def offloaded_read_gbs(hardware: HardwareSpec, scenario: Scenario) -> float:
     every step they cross each GPU's PCIe host link, and the RAM caps the links together."""
     ram_gbs = scenario.system_ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
     if scenario.engine == "vllm":
-        return min(ram_gbs, host_link_gbs(hardware) * scenario.gpus)
+        return min(ram_gbs, host_link_gbs(hardware) * _speed_gpus(scenario))
     return ram_gbs
 
 
@@ -868,7 +891,7 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
         kernels = {"calibration": calibration, "peak_tflops": peaks.gemm}
     decode = decode_speed(
         weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
-        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=scenario.gpus,
+        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=_speed_gpus(scenario),
         parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce,
         ram_bandwidth_gbs=offload_gbs, moe_layers=i.moe_layers)
     aggregate = aggregate_decode(
@@ -876,7 +899,7 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
         flops_per_token=i.flops + _attention_flops(i.shapes, scenario.depth),
         hardware=hardware, num_layers=i.num_layers, kv_bytes_read_per_stream=reads.gpu_kv + reads.ram_kv,
         weight_bytes_ram=reads.ram_weights, routed_expert_bytes_total=reads.routed_experts_total,
-        experts_per_token=i.experts_per_token, num_experts=i.num_experts, gpus=scenario.gpus,
+        experts_per_token=i.experts_per_token, num_experts=i.num_experts, gpus=_speed_gpus(scenario),
         parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=offload_gbs,
         moe_layers=i.moe_layers, **kernels)
     return decode, aggregate
@@ -908,7 +931,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         attention_flops_per_token=_attention_flops(i.shapes, mean_context),
         routed_expert_flops_per_token=2 * params.routed_experts * (k / experts if experts else 0.0),
         routed_expert_bytes=i.reads.resident_experts, experts_per_token=k, num_experts=experts,
-        weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=scenario.gpus, parallelism=i.parallelism,
+        weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=_speed_gpus(scenario), parallelism=i.parallelism,
         tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
         **engine_prefill)
     return Speeds(decode, aggregate, prefill)
