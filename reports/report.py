@@ -46,6 +46,7 @@ SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
                   "IQ2_XXS", "IQ1_M")
 FINETUNE_MODELLED_BACKENDS = frozenset({"cuda", "rocm"})  # bitsandbytes and FlashAttention builds exist for both
+CARD_COUNT_TOLERANCE = 0.05  # a model card's parameter counts are rounded (3.6 B, 5.1 B)
 CHART_MIN_CONTEXT = 4096
 CHART_MIN_MAX_CONTEXT = 131072  # the chart reaches at least 128K even for short-context models (issue 5 §13)
 
@@ -189,11 +190,23 @@ class ReportPage:
         if any(value is None for value in sized.values()):
             return {}
         (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
-        return {"plan": plan_short, "speeds": speeds, "params": count_parameters(self.model),
+        params = count_parameters(self.model)
+        return {"plan": plan_short, "speeds": speeds, "params": params,
+                "card_active_without_embedding": self._card_active_without_embedding(params),
                 "total_8k": plan_short.fit.required_bytes, "total_32k": plan_long.fit.required_bytes,
                 "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1],
                 "gpus": base.gpus, "kv_dtype": base.kv_dtype, "engine": base.engine,
                 "where": f"{base.gpus} × {self.hardware.name}" if base.gpus > 1 else self.hardware.name}
+
+    def _card_active_without_embedding(self, params) -> float | None:
+        """The model card's active-parameter count where it leaves out the input embedding, which a token looks up
+        rather than multiplies (OpenAI's gpt-oss cards: 3.6 B of our 4.19 B), so the page can say why the two differ;
+        most cards count it (DeepSeek-V3 37 B, Qwen3-235B-A22B 22 B). None where they agree or the gap has another
+        cause."""
+        stated = self.model.stated_params_active
+        if not stated or abs(params.active - stated) <= CARD_COUNT_TOLERANCE * stated:
+            return None
+        return stated if abs(params.matmul_active - stated) <= CARD_COUNT_TOLERANCE * stated else None
 
     @cached_property
     def summary_scenario(self) -> Scenario:

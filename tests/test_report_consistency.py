@@ -948,3 +948,15 @@ def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
     text = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm", query="gpus=16&engine=vllm&quant=FP8"))
     assert "--tensor-parallel-size 8 \\ --pipeline-parallel-size 2" in " ".join(text.split())
     assert "16 GPUs are 2 servers of 8" in text and "--tensor-parallel-size 16" not in text
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("en", "The model card counts 3.6 B active: it leaves out the input embedding"),
+    ("de", "Die Modellkarte zählt 3,6 B aktive: Sie lässt das Eingabe-Embedding weg"),
+])
+def test_the_lead_says_why_a_cards_active_count_differs(client, lang, sentence):
+    """gpt-oss-20b: 4.19 B active here (embedding included, as DeepSeek's and Qwen's cards count), 3.6 B on OpenAI's
+    card, which leaves the input embedding out (201,088 × 2,880 = 0.58 B): the page says so, and only where that
+    is the difference."""
+    assert sentence in text_of(client, url("gpt-oss-20b", "rtx-4090", lang))
+    assert "The model card counts" not in text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm"))
