@@ -306,6 +306,11 @@ class ModelRow:
     model_url: str
     speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
     total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the total
+    # Where no format fits: the opening format's decode when llama.cpp's automatic offload keeps it running (what
+    # the model page's table shows for the same pair), with the bytes it moves to system RAM.
+    offload_quant: str | None = None
+    offload_decode_tok_s: float | None = None
+    offload_bytes: float | None = None
 
     @property
     def fits(self) -> bool:
@@ -394,8 +399,9 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
         ladder = vllm_format_ladder(model) if opening.engine == "vllm" else None
         verdict = "exceeds" if runnable_ladder(hardware, opening.engine, ladder) else "unsupported"
         verdict = _unsizable(model, hardware) or verdict
+        offload = _offload_speed(model, hardware, opening, params) if verdict == "exceeds" else None
         return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
-                        not model.layer_count_known)
+                        not model.layer_count_known, **(offload or {}))
     quant, plan = best
     scenario = replace(opening, quant=quant)
     decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
@@ -403,6 +409,20 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     query["quant"] = quant
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
+
+
+def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, params) -> dict | None:
+    """The opening configuration's decode where it runs only by moving weights to system RAM (llama.cpp's automatic
+    offload; vLLM offloads nothing by itself), for a table row where no format fits."""
+    try:
+        plan = plan_memory(model, hardware, opening)
+    except SizingError:
+        return None
+    if not plan.runs or not plan.placement.offloaded_bytes:
+        return None
+    decode = estimate_speeds(model, hardware, opening, plan, params).decode.tokens_per_s
+    return {"offload_quant": opening.quant, "offload_decode_tok_s": decode,
+            "offload_bytes": plan.placement.offloaded_bytes}
 
 
 @dataclass

@@ -310,3 +310,20 @@ def test_compare_column_that_cannot_be_sized_shows_dashes_not_not_published(clie
     assert "vLLM does not run on Mac mini M4 Pro 64GB; choose llama.cpp." in body  # worded for the page
     required = re.search(r'Required memory</th><td class="num">([^<]*)</td><td class="num">([^<]*)</td>', body)
     assert required.group(1).endswith("GiB") and required.group(2) == "—"
+
+
+@pytest.mark.parametrize("lang, speed, ram", [("en", "~7.83 tok/s", "Q4_K_M, 103.83 GiB in system RAM"),
+                                              ("de", "~7,83 tok/s", "Q4_K_M, 103,83 GiB im System-RAM")])
+def test_hardware_and_model_pages_give_the_same_offloaded_speed(client, lang, speed, ram):
+    """Qwen3-235B-A22B on an RTX 5090 fits in no format, but runs with llama.cpp's automatic offload: the model page's
+    table gave its speed, the hardware page's a dash, so the two pages answered "how fast" differently."""
+    _, catalog = estimates.current_catalog()
+    model, hardware = catalog.model("qwen3-235b-a22b-instruct-2507"), catalog.hardware["rtx-5090"]
+    plan = plan_memory(model, hardware, Scenario())
+    assert plan.runs and plan.placement.offloaded_bytes > 100 * 2**30
+    hardware_page = client.get(f"/{lang}/hardware/rtx-5090/").content.decode()
+    row = re.search(r'Qwen3 235B-A22B Instruct 2507</a>.*?</tr>', hardware_page, re.S).group(0)
+    assert speed in row and ram in row
+    model_page = client.get(f"/{lang}/model/qwen3-235b-a22b-instruct-2507/").content.decode()
+    model_row = re.search(r'>RTX 5090</a>.*?</tr>', model_page, re.S).group(0)
+    assert speed in model_row
