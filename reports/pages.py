@@ -330,7 +330,8 @@ HARDWARE_TABLE_COLUMNS = (
     Column("format", lambda row: row.ladder_rank),
     Column("total", lambda row: row.required_bytes),
     # An upper bound ("≤", layer count unknown) is not comparable with an estimate: it sorts with the unknowns.
-    Column("decode", lambda row: None if row.speed_upper_bound else row.decode_tok_s, descending_first=True),
+    Column("decode", lambda row: None if row.speed_upper_bound else (row.decode_tok_s or row.offload_decode_tok_s),
+           descending_first=True),
     Column("verdict", lambda row: _rank(row.verdict)),
 )
 
