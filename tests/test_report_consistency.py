@@ -960,3 +960,14 @@ def test_the_lead_says_why_a_cards_active_count_differs(client, lang, sentence):
     is the difference."""
     assert sentence in text_of(client, url("gpt-oss-20b", "rtx-4090", lang))
     assert "The model card counts" not in text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm"))
+
+
+def test_the_largest_macs_have_a_prompt_speed(client):
+    """The M3 Ultra Macs had no FP16 TFLOPS, so no prefill and no time to the first token, while the smaller M4 Max
+    had one derived by the same rule (cores × 128 ALUs × 2 × clock) that predicts the M3 Ultra's measured pp512
+    within 5 % (bench/accuracy.py): at 32K a Mac's prompt time is what decides."""
+    _, catalog = current_catalog()
+    assert catalog.hardware["mac-studio-m3-ultra-512gb"].fp16_tflops == pytest.approx(80 * 128 * 2 * 1.398e9 / 1e12,
+                                                                                      abs=0.005)
+    text = text_of(client, url("llama-3-3-70b-instruct", "mac-studio-m3-ultra-512gb", query="context=32768"))
+    assert re.search(r"Prefill ~[\d,.]+ tok/s", text) and "Prefill speed and TTFT are unknown" not in text
