@@ -412,7 +412,8 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
                     f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
 
 
-def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, params) -> dict | None:
+def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, params: ParameterCount
+                   ) -> dict | None:
     """The opening configuration's decode where it runs only by moving weights to system RAM (llama.cpp's automatic
     offload; vLLM offloads nothing by itself), for a table row where no format fits."""
     try:

@@ -27,12 +27,12 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, fit_options
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
+    GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_parallel_sizes, vllm_platform,
 )
-from reports.sizing.parameters import count_parameters
+from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.quant import quant_format
 from reports.sizing.recommend import Recommendations
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
@@ -198,7 +198,7 @@ class ReportPage:
                 "gpus": base.gpus, "kv_dtype": base.kv_dtype, "engine": base.engine,
                 "where": f"{base.gpus} × {self.hardware.name}" if base.gpus > 1 else self.hardware.name}
 
-    def _card_active_without_embedding(self, params) -> float | None:
+    def _card_active_without_embedding(self, params: ParameterCount) -> float | None:
         """The model card's active-parameter count where it leaves out the input embedding, which a token looks up
         rather than multiplies (OpenAI's gpt-oss cards: 3.6 B of our 4.19 B), so the page can say why the two differ;
         most cards count it (DeepSeek-V3 37 B, Qwen3-235B-A22B 22 B). None where they agree or the gap has another
@@ -330,12 +330,9 @@ class ReportPage:
                 vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware)) if vllm else None)
 
     @property
-    def gpus_per_server(self) -> int:
-        return GPUS_PER_SERVER
-
-    @property
-    def vllm_servers(self) -> int:
-        return vllm_parallel_sizes(self.estimate.scenario.gpus)[1]
+    def vllm_parallel_sizes(self) -> tuple[int, int]:
+        """(tensor-parallel size, pipeline stages) of the page's GPUs under vLLM: GPUs per server and servers."""
+        return vllm_parallel_sizes(self.estimate.scenario.gpus)
 
     @property
     def commands_in_page_order(self) -> tuple[LaunchCommand | None, LaunchCommand | None]:

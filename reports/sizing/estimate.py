@@ -584,8 +584,9 @@ def vllm_parallel_sizes(gpus: int) -> tuple[int, int]:
 
 
 def _speed_gpus(scenario: Scenario) -> int:
-    """The GPUs that share one token's work: llama.cpp's layer split and vLLM's pipeline stages take turns, so one
-    stream runs at the speed of one tensor-parallel group (vllm_parallel_sizes)."""
+    """The GPUs the speed model shares one token's reads among: llama.cpp's (its layer split takes turns, which
+    throughput's "layer" parallelism models) and, under vLLM, one tensor-parallel group, since its pipeline stages
+    take turns too (vllm_parallel_sizes)."""
     return vllm_parallel_sizes(scenario.gpus)[0] if scenario.engine == "vllm" else scenario.gpus
 
 

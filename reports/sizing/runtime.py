@@ -93,9 +93,10 @@ VLLM_SMALL_GPU_DEFAULTS = (256, 2048)
 # requests × the vocabulary, sampled with top-p 0.9 and top-k = vocab − 1, so the top-k/top-p path runs.
 # - Since v0.17 apply_top_k_top_p runs vLLM's Triton kernel for 8 rows or more (PR #33538: pivot search, no sort):
 #   bf16 logits (2 B) + f32 logits (4 B) + probabilities and exponential noise (4 + 4 B) = 14 B per (request ×
-#   vocab) element, plus the kernel's buffers: 16 B, fitted to the logs. The v0.19 H100 logs show 14.8-16 B/element: Llama 1.89 GiB at vocab 128,256, Qwen 2.21 at
-#   151,936, Gemma 3 3.89-3.99 at 262,208, phi-4 1.52 at 100,352 (NOTES-runtime.md); Qwen3-14B 2.23 GiB under v0.17
-#   and v0.18 (llm-d-planner version sweep, bench/data/vllm_memory.csv).
+#   vocab) element, plus the kernel's buffers: 16 B, fitted to the logs. The v0.19 H100 logs show 14.8-16 B per
+#   element: Llama 1.89 GiB at vocab 128,256, Qwen 2.21 at 151,936, Gemma 3 3.89-3.99 at 262,208, phi-4 1.52 at
+#   100,352 (NOTES-runtime.md); Qwen3-14B 2.23 GiB under v0.17 and v0.18 (llm-d-planner version sweep,
+#   bench/data/vllm_memory.csv).
 # - Before v0.17 it sorted the whole vocabulary with PyTorch (the FlashInfer sampler was optional or opt-in):
 #   bf16 (2 B) and f32 (4 B) logits, the sort's values and int64 indices (12 B), PyTorch's int64 reverse indices
 #   (8 B, aten SortStable.cu segmented_sort_pairs) and CUB's scratch copy of keys and values (12 B) = 38 B.
