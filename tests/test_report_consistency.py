@@ -971,3 +971,19 @@ def test_the_largest_macs_have_a_prompt_speed(client):
                                                                                       abs=0.005)
     text = text_of(client, url("llama-3-3-70b-instruct", "mac-studio-m3-ultra-512gb", query="context=32768"))
     assert re.search(r"Prefill ~[\d,.]+ tok/s", text) and "Prefill speed and TTFT are unknown" not in text
+
+
+@pytest.mark.parametrize("lang, headline", [
+    ("en", "Exceeds available GPU memory: runs with 111.81 GiB in system RAM"),
+    ("de", "Überschreitet den verfügbaren GPU-Speicher: läuft mit 111,81 GiB im System-RAM"),
+])
+def test_an_automatic_offload_says_it_runs_beside_the_verdict(client, lang, headline):
+    """Qwen3-235B-A22B at Q4_K_M on an RTX 4090: the banner and the FAQ said only "Exceeds available GPU memory"
+    above a page that runs it at ~7 tok/s with llama.cpp's automatic offload."""
+    _, catalog = current_catalog()
+    plan = plan_memory(catalog.model("qwen3-235b-a22b-instruct-2507"), catalog.hardware["rtx-4090"], Scenario())
+    assert plan.fit.verdict == "exceeds" and plan.runs and plan.placement.automatic_offload
+    text = text_of(client, url("qwen3-235b-a22b-instruct-2507", "rtx-4090", lang))
+    assert text.count(headline) == 2  # the banner and the FAQ's answer
+    gemma = text_of(client, url("gemma-3-27b-it", "rtx-4090", lang))  # fits: the verdict alone
+    assert "runs with" not in gemma and "läuft mit" not in gemma
