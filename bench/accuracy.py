@@ -240,7 +240,7 @@ def _weights_snapshot() -> dict:
 def snapshot() -> dict:
     """Every section as JSON-ready data: rows with predicted and measured values, signed relative errors
     (fractions; None = not scored) and the summaries. Floats keep SNAPSHOT_DIGITS significant digits."""
-    from bench import kv_runtime_accuracy, vllm_prefill_accuracy
+    from bench import kv_runtime_accuracy, vllm_decode_accuracy, vllm_prefill_accuracy
 
     kv_rows, kv_summary = kv_runtime_accuracy.kv_section()
     runtime_rows, runtime_summary = kv_runtime_accuracy.runtime_section()
@@ -251,6 +251,7 @@ def snapshot() -> dict:
         "runtime": {"rows": runtime_rows, "summary": runtime_summary},
         "speed": _speed_snapshot(),
         "vllm_prefill": vllm_prefill_accuracy.section(),
+        "vllm_decode": vllm_decode_accuracy.section(),
     }
     return _json_ready(data)
 
@@ -287,7 +288,7 @@ def write_snapshot(path: Path = SNAPSHOT_PATH) -> None:
 def main() -> None:
     """Every section: weights (GGUF sizes), KV cache, runtime memory (llama.cpp buffers, vLLM KV capacity), speed
     (llama.cpp tokens/s, vLLM time to first token)."""
-    from bench import kv_runtime_accuracy, throughput_accuracy, vllm_prefill_accuracy
+    from bench import kv_runtime_accuracy, throughput_accuracy, vllm_decode_accuracy, vllm_prefill_accuracy
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, metavar="PATH",
@@ -311,6 +312,12 @@ def main() -> None:
     print(f"efficiency {vllm_prefill['efficiency']:.2f}: {vllm_prefill['fit_rows']} fit rows, median |error| "
           f"{vllm_prefill['fit_median_abs_error']:.1%}; {vllm_prefill['scored']} check rows, median |error| "
           f"{vllm_prefill['median_abs_error']:.1%}, max {vllm_prefill['max_abs_error']:.1%}")
+    print()
+    print("== vLLM single-stream decode (bench/vllm_decode_accuracy.py) ==")
+    vllm_decode = vllm_decode_accuracy.section()["summary"]
+    print(f"{vllm_decode['scored']} check rows, median |error| {vllm_decode['median_abs_error']:.1%}, max "
+          f"{vllm_decode['max_abs_error']:.1%}; dense models ({vllm_decode['dense_scored']}): median "
+          f"{vllm_decode['dense_median_abs_error']:.1%}")
 
 
 if __name__ == "__main__":

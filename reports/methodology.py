@@ -223,6 +223,8 @@ class Accuracy:
     vllm_prefill_summary: dict  # bench/vllm_prefill_accuracy.section()'s summary: fit and check rows, errors
     vllm_prefill_rows: tuple[dict, ...]
     vllm_prefill_fit: VllmPrefillFit
+    vllm_decode_summary: dict  # bench/vllm_decode_accuracy.section()'s summary: check rows, errors, dense rows
+    vllm_decode_rows: tuple[dict, ...]
 
     def summary(self, key: str) -> AccuracySummary:
         return next(s for s in self.summaries if s.key == key)
@@ -255,6 +257,7 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         _speed_summary("decode", speed_summary, speed_rows, speed_summary["decode_target"]),
         _speed_summary("prefill", speed_summary, speed_rows, speed_summary["prefill_target"]),
         _section_summary("vllm_prefill", snapshot["vllm_prefill"]["summary"]),
+        _section_summary("vllm_decode", snapshot["vllm_decode"]["summary"]),
     )
     weights_points = [
         (f"{r['model']} {r['quant']}", r["published_bytes"] / GIB, r["predicted_bytes"] / GIB, r["error"])
@@ -281,6 +284,8 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         vllm_prefill_summary=snapshot["vllm_prefill"]["summary"],
         vllm_prefill_rows=tuple(snapshot["vllm_prefill"]["rows"]),
         vllm_prefill_fit=vllm_prefill_fit(tuple(snapshot["vllm_prefill"]["rows"])),
+        vllm_decode_summary=snapshot["vllm_decode"]["summary"],
+        vllm_decode_rows=tuple(snapshot["vllm_decode"]["rows"]),
     )
 
 

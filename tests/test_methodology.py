@@ -224,3 +224,19 @@ def test_row_notes_say_their_status_in_the_page_language(page_html, language, sk
     assert f'<td>{excluded} (-6.6 %): <span lang="en">Google QAT export' in html
     if language == "de":
         assert ">skipped: " not in html
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_vllm_decode_is_checked_against_other_publications(page_html, language):
+    """vLLM's decode borrows llama.cpp's calibration; the page states how far that lands from single-request vLLM
+    measurements (bench/data/vllm_decode.csv), with the snapshot's figures, and lists every row."""
+    from bench import vllm_decode_accuracy
+
+    section = methodology.load_snapshot()["vllm_decode"]
+    summary = section["summary"]
+    assert summary["scored"] >= 7 and len(section["rows"]) == len(vllm_decode_accuracy.load())
+    assert summary["dense_max_abs_error"] <= 0.10  # dense models on NVIDIA: the borrowed calibration holds
+    html = page_html(language)
+    median = formatting.percent(summary["median_abs_error"], language, 1)
+    assert re.search(rf'{re.escape(median)}', html)
+    assert html.count('<td>sariekr-') == 3 and "bench/data/vllm_decode.csv" in html
