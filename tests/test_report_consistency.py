@@ -995,3 +995,21 @@ def test_the_unified_memory_card_is_not_named_after_one_vendor(client):
     text = text_of(client, url("llama-3-3-70b-instruct", "mac-studio-m3-ultra-512gb", query="context=32768"))
     card = text[text.index("Unified memory"):][:200]
     assert "Apple / unified memory" not in text and "Ryzen AI Max" in card
+
+
+def test_vllm_starts_exactly_when_its_pool_holds_one_request(client):
+    """vLLM starts when its KV pool, sized from gpu_memory_utilization × total less the weights, the activation peak,
+    non-torch memory and (from v0.21) the graphs, holds one request at max_model_len. The verdict also counted the
+    device context, which lives in the (1 − utilization) rest: Llama 3.3 70B BF16 on 2 × A100 read "does not run"
+    beside "a pool of 9,056 tokens, 1.1 sequences at 8K"."""
+    _, catalog = current_catalog()
+    cases = [("llama-3-3-70b-instruct", "a100-80gb-sxm", 2, "BF16", 8192),
+             ("gpt-oss-120b", "rtx-4090", 4, "MXFP4", 8192), ("qwen3-32b", "rtx-4090", 1, "AWQ", 32768),
+             ("llama-3-1-8b-instruct", "rtx-3060-12gb", 1, "BF16", 16384), ("qwen3-14b", "l4-24gb", 1, "BF16", 4096)]
+    for model, gpu, gpus, quant, context in cases:
+        plan = plan_memory(catalog.model(model), catalog.hardware[gpu],
+                           Scenario(engine="vllm", quant=quant, gpus=gpus, context=context))
+        pool = plan.runtime.capacity
+        assert (plan.fit.verdict != "exceeds") == (pool.max_concurrency >= 1), (model, gpu, pool.max_concurrency)
+    text = text_of(client, url("llama-3-3-70b-instruct", "a100-80gb-sxm", query="gpus=2&engine=vllm&quant=BF16"))
+    assert "a pool of 9,056 tokens" in text and "does not run" not in text

@@ -717,9 +717,13 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
     # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
     # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
+    # The fit weighs what vLLM sizes its pool from (RuntimeBreakdown.device_bytes_in_kv_budget) against its budget,
+    # gpu_memory_utilization × total, so "it starts" here is "its pool holds one request" there; vllm-gaudi's budget
+    # is a share of the memory free after loading, which the device context has already left (all its terms count).
+    per_rank_runtime = runtime.device_bytes if runtime.unused_bytes else runtime.device_bytes_in_kv_budget
     placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes,
                                       per_rank_kv=kv.per_rank_bytes / scenario.batch,
-                                      per_rank_runtime=runtime.device_bytes, gpus=gpus, unified=unified,
+                                      per_rank_runtime=per_rank_runtime, gpus=gpus, unified=unified,
                                       offload_pct=scenario.offload_pct)
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes
     required = tp.all_ranks_bytes + kv.total_bytes + runtime_bytes

@@ -169,6 +169,13 @@ class RuntimeBreakdown:
     graph_reserve_bytes: float = 0.0
 
     @property
+    def device_bytes_in_kv_budget(self) -> float:
+        """The device terms vLLM takes out of gpu_memory_utilization × total before its KV pool (activation peak,
+        non-torch memory, CUDA graphs from v0.21): the device context and, before v0.21, the graph pool sit in the
+        (1 − utilization) rest, outside what the pool is sized from."""
+        return sum(t.bytes for t in self.terms if t.location == "device" and t.in_kv_budget)
+
+    @property
     def kv_capacity_tokens(self) -> int | None:
         return None if self.capacity is None else self.capacity.kv_tokens
 
