@@ -1013,3 +1013,15 @@ def test_vllm_starts_exactly_when_its_pool_holds_one_request(client):
         assert (plan.fit.verdict != "exceeds") == (pool.max_concurrency >= 1), (model, gpu, pool.max_concurrency)
     text = text_of(client, url("llama-3-3-70b-instruct", "a100-80gb-sxm", query="gpus=2&engine=vllm&quant=BF16"))
     assert "a pool of 9,056 tokens" in text and "does not run" not in text
+
+
+def test_an_offload_without_layer_shapes_runs_when_it_lands_on_the_usable_bytes():
+    """A model known by its parameters only moves exactly the excess to system RAM (fit._continuous_offload); the
+    float sum of the GPU's load landed 4e-15 above the usable bytes on some cards, so Step-3.5 Flash ran on an RTX
+    4090 but not on a 5090 (and DeepSeek-V4.1 Flash the other way round), with no speed on the hardware pages."""
+    _, catalog = current_catalog()
+    for slug in ("step-3-5-flash", "deepseek-v4-1-flash-552b-a16b"):
+        for gpu in ("rtx-4090", "rtx-5090"):
+            plan = plan_memory(catalog.model(slug), catalog.hardware[gpu], Scenario())
+            assert plan.placement.mode == "auto" and plan.runs, (slug, gpu)
+            assert plan.placement.per_gpu_bytes == pytest.approx(plan.fit.usable_bytes_per_gpu, rel=1e-12)

@@ -184,7 +184,9 @@ class MemoryPlan:
         placement = self.placement
         # llama.cpp's automatic offload runs it when what stays on the GPUs fits (for a tied head it may move only
         # the output layer, 0 bytes of offloaded weights); an explicit share that still exceeds fails.
-        offload_runs = placement.mode == "auto" and placement.per_gpu_bytes <= self.fit.usable_bytes_per_gpu
+        # A layout without shapes moves exactly the excess (fit._continuous_offload): the sums may land a rounding
+        # error above the usable bytes, so one byte of slack.
+        offload_runs = placement.mode == "auto" and placement.per_gpu_bytes <= self.fit.usable_bytes_per_gpu + 1.0
         return (self.fit.fits or offload_runs) and self.format_runs
 
     @property

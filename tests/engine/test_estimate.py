@@ -432,3 +432,4 @@ def test_vllm_sliding_window_pages_follow_the_gpus_scheduler_budget():
     explicit = replace(scenario, max_num_batched_tokens=4096)
     sliding = next(t for t in plan_memory(GEMMA_3_27B, small, explicit).kv.terms if t.kind == "sliding")
     assert sliding.cells == (-(-(1023 + 4096) // 16) + 1) * 16
+
