@@ -1025,3 +1025,12 @@ def test_an_offload_without_layer_shapes_runs_when_it_lands_on_the_usable_bytes(
             plan = plan_memory(catalog.model(slug), catalog.hardware[gpu], Scenario())
             assert plan.placement.mode == "auto" and plan.runs, (slug, gpu)
             assert plan.placement.per_gpu_bytes == pytest.approx(plan.fit.usable_bytes_per_gpu, rel=1e-12)
+
+
+def test_minimax_m2_1_opens_at_its_fp8_release_under_vllm(client):
+    """The catalog's config.json of MiniMax-M2.1 is a bf16 re-upload, so vLLM opened it at BF16 (426 GiB, 'does not
+    run' on 4 × H100) while its FP8 sibling M2.5 opened at FP8; the release is FP8 (SGLang serves it on 4 × 96 GB)."""
+    _, catalog = current_catalog()
+    assert catalog.model("minimax-m2-1").native_dtype == catalog.model("minimax-m2-5").native_dtype == "fp8"
+    text = text_of(client, url("minimax-m2-1", "h100-80gb-sxm", query="engine=vllm&gpus=4"))
+    assert "vllm serve MiniMaxAI/MiniMax-M2.1" in text and "Fits" in text
