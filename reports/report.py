@@ -32,6 +32,7 @@ from reports.sizing.estimate import (
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_parallel_sizes, vllm_platform,
 )
+from reports.methodology import accuracy
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.quant import quant_format
 from reports.sizing.recommend import Recommendations
@@ -240,6 +241,14 @@ class ReportPage:
     @property
     def is_moe(self) -> bool:
         return self.model.moe is not None
+
+    @property
+    def vllm_moe_decode_ratio(self) -> float | None:
+        """On a vLLM page of a mixture-of-experts model: at most how many times the measured speed the methodology's
+        single-request vLLM decode checks of such models predicted (bench/vllm_decode_accuracy.py)."""
+        if self.estimate is None or self.estimate.scenario.engine != "vllm" or not self.is_moe:
+            return None
+        return accuracy().vllm_decode_summary["moe_max_ratio"]
 
     @cached_property
     def license(self) -> str:
