@@ -6,6 +6,7 @@ calls a section needs and packs their results for the templates. Formatting happ
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
@@ -241,6 +242,15 @@ class ReportPage:
     @property
     def is_moe(self) -> bool:
         return self.model.moe is not None
+
+    @property
+    def vllm_pool_sequences(self) -> float | None:
+        """Full-context sequences vLLM's KV pool holds at once, to a tenth and rounded down: 4.99 reads "4.9", as
+        the page's "4 of the 8 sequences at a time" counts them, not "5.0"."""
+        capacity = self.estimate.runtime.capacity if self.estimate is not None else None
+        if capacity is None:
+            return None
+        return math.floor(capacity.max_concurrency * 10) / 10
 
     @property
     def vllm_moe_decode_ratio(self) -> float | None:

@@ -1051,3 +1051,15 @@ def test_vllm_moe_pages_say_how_far_their_decode_checks_were_off(client, lang, s
     assert sentence in text_of(client, url("deepseek-v3-0324", "h200-141gb-sxm", lang, "engine=vllm&gpus=8"))
     dense = text_of(client, url("qwen3-8b", "h100-80gb-sxm", lang, "engine=vllm"))
     assert "2.6 ×" not in dense and "2,6-Fachen" not in dense
+
+
+def test_the_pool_counts_sequences_as_the_queue_does():
+    """A pool of 4.99 full-context sequences read "5.0 sequences" beside "holds 4 of the 8 sequences at a time"."""
+    from reports.report import ReportPage
+
+    class Capacity:
+        max_concurrency = 4.99
+
+    page = ReportPage.__new__(ReportPage)
+    page.estimate = type("E", (), {"runtime": type("R", (), {"capacity": Capacity()})()})()
+    assert page.vllm_pool_sequences == 4.9
