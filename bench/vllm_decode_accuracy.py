@@ -83,6 +83,7 @@ def section() -> dict:
              "accelerator_name": seed_catalog.accelerator(p.row.accelerator).name, "gpus": p.row.gpus,
              "model": p.row.model, "model_name": seed_catalog.model(p.row.model).name, "quant": p.row.quant,
              "vllm": p.row.vllm, "input_tokens": p.row.input_tokens, "output_tokens": p.row.output_tokens,
+             "depth": p.row.depth,
              "measured_tok_s": p.row.tok_s, "predicted_tok_s": p.tok_s, "error": p.error,
              "scored": p.row.role == "check", "metric": p.row.metric, "source": p.row.source}
             for p in predictions]
@@ -101,9 +102,8 @@ def main() -> None:
     print(f"{'set':<22} {'role':<5} {'accelerator':<24} {'n':>2} {'model':<30} {'quant':<6} {'depth':>6} "
           f"{'measured':>9} {'predicted':>9} {'error':>7}")
     for row in result["rows"]:
-        depth = row["input_tokens"] + row["output_tokens"] // 2
         print(f"{row['set']:<22} {row['role']:<5} {row['accelerator']:<24} {row['gpus']:>2} {row['model']:<30} "
-              f"{row['quant']:<6} {depth:>6,} {row['measured_tok_s']:>9.1f} {row['predicted_tok_s']:>9.1f} "
+              f"{row['quant']:<6} {row['depth']:>6,} {row['measured_tok_s']:>9.1f} {row['predicted_tok_s']:>9.1f} "
               f"{row['error']:>+7.1%}")
     s = result["summary"]
     print(f"\n{s['scored']} check rows: median |error| {s['median_abs_error']:.1%}, max {s['max_abs_error']:.1%}; "
