@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.sizing.estimate import MemoryPlan, vllm_parallel_sizes
+from reports.sizing.estimate import GGUF_NATIVE_NAMES, MemoryPlan, vllm_parallel_sizes
 from reports.sizing.fit import vllm_cpu_offload_gib
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
@@ -81,8 +81,8 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
     if scenario.gpus > 1:
         split = placement.tensor_split or (1,) * scenario.gpus  # the plan's split by layer sizes, or an even one
         lines.append("-ts " + ",".join(str(share) for share in split))
-    if not quant_format(quant).family.startswith("gguf"):
-        notes.append("not_gguf")  # llama.cpp loads GGUF files only
+    if not quant_format(quant).family.startswith("gguf") and quant not in GGUF_NATIVE_NAMES:
+        notes.append("not_gguf")  # llama.cpp loads GGUF files only (a BF16 GGUF is one)
     if not model.has_shapes and placement.offloaded_bytes > 0:
         notes.append("ngl_unknown")  # no layer shapes: how many layers fit is not known
     return LaunchCommand("llama.cpp", tuple(lines), tuple(notes))

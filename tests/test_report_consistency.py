@@ -1063,3 +1063,15 @@ def test_the_pool_counts_sequences_as_the_queue_does():
     page = ReportPage.__new__(ReportPage)
     page.estimate = type("E", (), {"runtime": type("R", (), {"capacity": Capacity()})()})()
     assert page.vllm_pool_sequences == 4.9
+
+
+def test_a_bf16_page_does_not_call_its_llama_cpp_line_a_stand_in(client):
+    """llama.cpp writes and loads BF16 GGUFs (convert_hf_to_gguf --outtype bf16): the note "llama.cpp loads GGUF files
+    only: … the llama.cpp line shows the GGUF equivalent" stood under a BF16 page's llama.cpp command; an FP16 release's
+    GGUF is F16 (the line named a file "FP16", which llama.cpp has no type for)."""
+    from reports.sizing.estimate import GGUF_OF_NATIVE_FORMAT
+
+    assert GGUF_OF_NATIVE_FORMAT["FP16"] == "F16"
+    text = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
+    assert "llama-server -m ./llama-3-1-8b-instruct-BF16.gguf" in text
+    assert "the llama.cpp line shows the GGUF equivalent" not in text

@@ -284,10 +284,12 @@ def native_format(model: ModelSpec) -> str:
     return NATIVE_FORMAT.get(model.native_dtype, "BF16")
 
 
-# The GGUF file type that keeps a release's own quantization: convert_hf_to_gguf.py writes gpt-oss's MXFP4 experts
-# as they are, and llama-quantize names that file type MXFP4_MOE (llama.cpp ftype 38: routed experts MXFP4, other
-# matrices Q8_0); llama.cpp has no plain MXFP4 file type.
-GGUF_OF_NATIVE_FORMAT = {"MXFP4": "MXFP4_MOE"}
+# The GGUF file type that keeps a release's own precision: convert_hf_to_gguf.py writes gpt-oss's MXFP4 experts as
+# they are, and llama-quantize names that file type MXFP4_MOE (llama.cpp ftype 38: routed experts MXFP4, other
+# matrices Q8_0; there is no plain MXFP4 file type); a 16-bit release becomes an F16 GGUF (--outtype f16) or a BF16
+# one (--outtype bf16, ftype MOSTLY_BF16), so BF16 keeps its name.
+GGUF_OF_NATIVE_FORMAT = {"MXFP4": "MXFP4_MOE", "FP16": "F16"}
+GGUF_NATIVE_NAMES = frozenset({"BF16"})  # formats of a release that are llama.cpp file types under the same name
 
 
 def native_format_on(model: ModelSpec, engine: str) -> str:
