@@ -240,3 +240,12 @@ def test_vllm_decode_is_checked_against_other_publications(page_html, language):
     median = formatting.percent(summary["median_abs_error"], language, 1)
     assert re.search(rf'{re.escape(median)}', html)
     assert html.count('<td>sariekr-') == 3 and "bench/data/vllm_decode.csv" in html
+
+
+def test_both_vllm_check_tables_name_models_and_accelerators(page_html):
+    """One row partial for both vLLM check tables: the time-to-first-token table showed slugs
+    ("h100-80gb-sxm", "llama-3-1-8b-instruct") where the decode table showed names."""
+    html = page_html("en")
+    assert '<th scope="row">1 × H100 80GB SXM</th><td>Llama 3.1 8B Instruct</td>' in html
+    assert '<th scope="row">1 × H100 80GB SXM</th><td>Qwen3 8B</td>' in html
+    assert "<td>llama-3-1-8b-instruct</td>" not in html
