@@ -7,12 +7,13 @@ redirects by Accept-Language. Query strings (configurator states, table sorting)
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from html.parser import HTMLParser
 
 from django import template
 from django.conf import settings
 from django.http import HttpRequest
-from django.urls import translate_url
+from django.urls import get_script_prefix, get_urlconf, translate_url
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
@@ -42,7 +43,26 @@ def unprefixed(path: str, language: str) -> str:
 
 def language_paths(path: str) -> dict[str, str]:
     """The same page in every language of the site."""
-    return {code: translate_url(path, code) for code, _ in settings.LANGUAGES}
+    return {code: translated_path(path, code) for code, _ in settings.LANGUAGES}
+
+
+def translated_path(path: str, language: str) -> str:
+    """translate_url(path, language), memoized: it resolves and reverses (~0.13 ms), and every page asks it four
+    times (canonical, hreflang, the language switch). Resolving an i18n_patterns path depends on the active
+    language, reversing on the URLconf and script prefix: they are part of the key."""
+    return _translated_path(path, language, get_language(), get_urlconf(), get_script_prefix())
+
+
+@lru_cache(maxsize=4096)
+def _translated_path(path: str, language: str, active_language: str | None, urlconf: str | None,
+                     script_prefix: str) -> str:
+    return translate_url(path, language)
+
+
+def translated_full_path(full_path: str, language: str) -> str:
+    """translate_url of a path with a query string: the path translated (translated_path), the query kept."""
+    path, question_mark, query = full_path.partition("?")
+    return translated_path(path, language) + question_mark + query
 
 
 @register.simple_tag(takes_context=True)

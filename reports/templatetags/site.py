@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django import template
 from django.conf import settings
-from django.urls import translate_url
 from django.utils.translation import get_language
+
+from reports.templatetags.seo import translated_full_path
 
 register = template.Library()
 
@@ -17,6 +18,6 @@ def language_links(context) -> list[dict]:
     current = get_language()
     full_path = request.get_full_path()
     return [
-        {"code": code, "name": name, "url": translate_url(full_path, code), "active": code == current}
+        {"code": code, "name": name, "url": translated_full_path(full_path, code), "active": code == current}
         for code, name in settings.LANGUAGES
     ]
