@@ -103,6 +103,22 @@ def test_shared_report_sections_follow_catalog_edits(client):
     assert "Renamed Model 9000" in links
 
 
+def test_a_shared_section_is_read_from_the_cache_once_a_page(client, monkeypatch):
+    """The title and the description appear twice in <head> (<title>, og:title): the second use is the first's
+    HTML, not a second cache read."""
+    from django.core.cache import cache
+
+    client.get(REPORT + "?context=4096")  # renders the shared sections and stores them
+    reads = []
+    get = cache.get
+    monkeypatch.setattr(cache, "get", lambda key, *args, **kwargs: reads.append(key) or get(key, *args, **kwargs))
+    html = client.get(REPORT + "?context=16384").content.decode()
+    section_reads = [key for key in reads if key.startswith("report-section")]
+    assert section_reads and len(section_reads) == len(set(section_reads))
+    assert any(key.endswith("_title.html") for key in section_reads)
+    assert html.count(re.search(r"<title>([^<]+)</title>", html).group(1)) >= 2  # <title> and og:title
+
+
 def test_sections_of_the_visitors_own_hardware_are_not_shared(client):
     """Custom hardware has its specs in the query: its summary (decode speed at the defaults) follows them."""
     path = ("/en/report/llama-3-1-8b-instruct/custom/?name=Box&memory_gb=48&bandwidth_gbs={bandwidth}&fp16_tflops=100"

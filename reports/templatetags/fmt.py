@@ -69,6 +69,16 @@ def verified_on(offer) -> str:
 
 
 @register.filter
+def verified_label(offer) -> str:
+    """"verified Nov 4, 2026", or "verified in November 2026" when the source gave only the month (verified_on).
+    One filter instead of a branch and a blocktranslate in each row of the cloud table (some 30 rows a page)."""
+    when = verified_on(offer)
+    if offer.verified_month_only and offer.verified:
+        return gettext("verified in %(month)s") % {"month": when}
+    return f"{gettext('verified')} {when}"
+
+
+@register.filter
 def billions(value) -> str:
     """Parameters in billions: 8.03e9 → "8.03 B"."""
     if value is None or value == "":  # a missing attribute renders as "" in templates

@@ -7,6 +7,9 @@ so an admin edit starts new keys. Reports on the visitor's own hardware are not 
 
 ``{% faq_section %}``: the FAQ section, rendered once per request; the FAQPage JSON-LD in the page head reads the
 same HTML back (seo.report_faq_jsonld), so the structured data is what the page shows, at the cost of one render.
+
+Both keep what they rendered in ReportPage.rendered_sections for the rest of the request: the title and the
+description appear twice in <head> (<title>, og:title), the FAQ in the body and in the JSON-LD.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ FAQ_TEMPLATE = "reports/report/_faq.html"
 @register.simple_tag(takes_context=True)
 def shared_section(context: Context, template_name: str) -> SafeString:
     page = context["page"]
-    key = page.shared_section_key(template_name, get_language())
-    if key is not None and (html := cache.get(key)) is not None:
+    # The title and the description each appear twice in <head> (<title> and og:title): one cache read a page.
+    if (html := page.rendered_sections.get(template_name)) is not None:
         return mark_safe(html)
-    html = context.template.engine.get_template(template_name).render(context)
-    if key is not None:
-        cache.set(key, str(html), settings.PAGE_CACHE_SECONDS)
+    key = page.shared_section_key(template_name, get_language())
+    if key is None or (html := cache.get(key)) is None:
+        html = str(context.template.engine.get_template(template_name).render(context))
+        if key is not None:
+            cache.set(key, html, settings.PAGE_CACHE_SECONDS)
+    page.rendered_sections[template_name] = html
     return mark_safe(html)
 
 
