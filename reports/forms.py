@@ -36,6 +36,10 @@ MAX_GPUS = 64
 MAX_BATCH = 1024
 DEFAULT_HOURS_PER_DAY = 4.0
 DEFAULT_USD_PER_KWH = 0.175  # the seed pages' electricity rate
+# vLLM's --gpu-memory-utilization: its default (vllm/config/cache.py gpu_memory_utilization = 0.9) and the range
+# the configurator accepts (vLLM takes any value in (0, 1]; below a tenth no model's weights fit).
+DEFAULT_GPU_MEMORY_UTILIZATION = Scenario.gpu_memory_utilization
+MIN_GPU_MEMORY_UTILIZATION = 0.1
 
 
 def context_label(tokens: int) -> str:
@@ -52,7 +56,7 @@ def context_label(tokens: int) -> str:
     return str(tokens)
 
 
-SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload")
+SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
 COST_FIELDS = ("hours", "budget", "kwh")
 
 
@@ -75,6 +79,11 @@ class ConfiguratorForm(forms.Form):
     kv_dtype = forms.ChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES, widget=FastSelect)
     engine = forms.ChoiceField(label=_("Inference engine"), choices=ENGINES, widget=FastSelect)
     offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
+    # Only vLLM reads it (llama.cpp allocates what the model needs); shown for both engines, as the KV types are,
+    # because htmx swaps the results and not the form when the engine changes.
+    gpu_memory_utilization = forms.FloatField(
+        label=_("vLLM: share of GPU memory (--gpu-memory-utilization)"), min_value=MIN_GPU_MEMORY_UTILIZATION,
+        max_value=1.0, widget=FastNumberInput(attrs={"step": "0.01"}))
     hours = _number_field(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
     budget = _number_field(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
     kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
@@ -84,6 +93,7 @@ class ConfiguratorForm(forms.Form):
         self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
+                    "gpu_memory_utilization": DEFAULT_GPU_MEMORY_UTILIZATION,
                     "hours": DEFAULT_HOURS_PER_DAY, "kwh": DEFAULT_USD_PER_KWH}
         if model is not None:
             # What the page opens with follows the engine, so a partial URL (?engine=vllm) is a state that runs where
@@ -172,11 +182,13 @@ class ConfiguratorForm(forms.Form):
         if kv_dtype == "auto" and data["engine"] == "llama.cpp":
             kv_dtype = "f16"  # llama.cpp has no "auto"; its default cache type is F16
         return Scenario(quant=data["quant"], context=data["context"], batch=data["batch"],
-                        kv_dtype=kv_dtype, engine=data["engine"], gpus=data["gpus"], offload_pct=offload)
+                        kv_dtype=kv_dtype, engine=data["engine"], gpus=data["gpus"], offload_pct=offload,
+                        gpu_memory_utilization=data["gpu_memory_utilization"])
 
 
 OPTION_FIELDS = {"--gpus": "gpus", "--context": "context", "--batch": "batch", "--kv-dtype": "kv_dtype",
-                 "--quant": "quant", "--engine": "engine", "--offload-pct": "offload"}
+                 "--quant": "quant", "--engine": "engine", "--offload-pct": "offload",
+                 "--gpu-memory-utilization": "gpu_memory_utilization"}
 
 
 def field_for_error(message: str) -> str | None:

@@ -18,8 +18,8 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
-    engine_backend_labels, field_for_error,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, DEFAULT_GPU_MEMORY_UTILIZATION, ConfiguratorForm,
+    CustomHardwareForm, backend_label, engine_backend_labels, field_for_error,
 )
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command, vllm_fp8_kv_flag
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
@@ -167,7 +167,7 @@ class ReportPage:
                  self.hardware.slug, template_name]
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
             s = self.summary_scenario
-            parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}"
+            parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}-{s.gpu_memory_utilization:g}"
                          + ("-not-sizable" if self.not_sizable_here else ""))
         return ":".join(parts)
 
@@ -213,14 +213,16 @@ class ReportPage:
 
     @cached_property
     def summary_scenario(self) -> Scenario:
-        """The lead's configuration: the visitor's format, GPU count, engine, KV precision and offload, one sequence
-        at the summary's contexts (a link from "what runs on 8 × H100" or a hardware page's Q8_0 row must not open
-        on a lead about 1 GPU at Q4_K_M); the defaults when the page is not configured or not valid."""
+        """The lead's configuration: the visitor's format, GPU count, engine, KV precision, offload and vLLM's memory
+        share, one sequence at the summary's contexts (a link from "what runs on 8 × H100" or a hardware page's Q8_0
+        row must not open on a lead about 1 GPU at Q4_K_M); the defaults when the page is not configured or not
+        valid."""
         e = self.estimate
         if e is None:
             return default_scenario(self.model, self.hardware)
         s = e.scenario
-        return Scenario(quant=s.quant, gpus=s.gpus, kv_dtype=s.kv_dtype, engine=s.engine, offload_pct=s.offload_pct)
+        return Scenario(quant=s.quant, gpus=s.gpus, kv_dtype=s.kv_dtype, engine=s.engine, offload_pct=s.offload_pct,
+                        gpu_memory_utilization=s.gpu_memory_utilization)
 
     def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
         """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""
@@ -570,8 +572,10 @@ class ReportPage:
         # recommendations, what to change), and a QueryDict per link cost ~1 ms of the page.
         pairs = [("quant", scenario.quant), ("context", scenario.context), ("gpus", scenario.gpus),
                  ("batch", scenario.batch), ("kv_dtype", scenario.kv_dtype), ("engine", scenario.engine),
-                 ("offload", "auto" if scenario.offload_pct is None else f"{scenario.offload_pct:g}"),
-                 *self._cost_query]
+                 ("offload", "auto" if scenario.offload_pct is None else f"{scenario.offload_pct:g}")]
+        if scenario.gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:  # the form's default otherwise
+            pairs.append(("gpu_memory_utilization", f"{scenario.gpu_memory_utilization:g}"))
+        pairs += self._cost_query
         if self.hardware_form is not None and hardware.slug == self.hardware.slug:
             pairs += CustomHardwareForm.initial_for(hardware).items()
         return f"{self.path_on(hardware.slug)}?{urlencode(pairs)}"

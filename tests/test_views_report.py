@@ -118,6 +118,9 @@ def test_query_string_changes_the_numbers(client, db):
     ("kv_dtype=fp8&engine=llama.cpp", "kv_dtype", "Q8_0"),
     ("quant=NOPE", "quant", "valid choice"),
     ("gpus=3&engine=vllm", "gpus", "divisible"),
+    ("engine=vllm&gpu_memory_utilization=1.5", "gpu_memory_utilization", "less than or equal to 1"),
+    ("engine=vllm&gpu_memory_utilization=0", "gpu_memory_utilization", "greater than or equal to 0.1"),
+    ("gpu_memory_utilization=most", "gpu_memory_utilization", "Enter a number"),
 ])
 def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, db, query, field, message):
     response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query=query))
@@ -125,6 +128,26 @@ def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, db, que
     body = response.content.decode()
     error = re.search(rf'<div id="id_{field}_error" class="field-error" role="alert">(.*?)</div>', body, re.S)
     assert error and message in error.group(1), body[:2000]
+
+
+def test_vllms_memory_share_is_advised_applied_and_kept_by_every_link(client, db):
+    """Llama 3.3 70B at FP8 misses one H100 under vLLM's default budget (0.9) and fits at 0.95: the advice says so
+    and links to it; at 0.95 the launch line, the summary and every link to another configuration keep it."""
+    path = url("llama-3-3-70b-instruct", "h100-80gb-sxm")
+    at_default = client.get(path + "?engine=vllm&quant=FP8").content.decode()
+    advice = at_default[at_default.index('id="advice"'):at_default.index('id="recommend"')]
+    assert "--gpu-memory-utilization 0.95" in advice
+    assert "gpu_memory_utilization=0.95" in advice
+    assert "gpu_memory_utilization=" not in at_default[at_default.index('id="matrix"'):]  # the default stays out
+    raised = client.get(path + "?engine=vllm&quant=FP8&gpu_memory_utilization=0.95")
+    assert raised.status_code == 200
+    body = raised.content.decode()
+    assert "--gpu-memory-utilization 0.95" in body and "--gpu-memory-utilization 0.9 " not in body
+    if 'id="advice"' in body:  # tight at 0.95: the other options remain, a larger share is not among them
+        assert "--gpu-memory-utilization" not in body[body.index('id="advice"'):body.index('id="recommend"')]
+    links = re.findall(r'href="(/en/report/[^"]+\?[^"]+)"', body)
+    configured = [link for link in links if "engine=vllm" in link]
+    assert configured and all("gpu_memory_utilization=0.95" in link for link in configured), configured[:5]
 
 
 def test_unknown_slugs_are_404(client, db):

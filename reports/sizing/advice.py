@@ -6,6 +6,9 @@ memory plan (and, for the change it proposes, the whole estimate) with it:
 =====================  ===========================================================================================
 code                   change (``FitOption.params``)
 =====================  ===========================================================================================
+``memory_share``       vLLM: a larger ``--gpu-memory-utilization`` (VLLM_ADVISED_UTILIZATIONS, the smallest that
+                       reaches the goal), what vLLM's own start-up error suggests. The accelerator's usable memory
+                       still caps the budget (estimate.engine_usable_bytes). params: utilization, previous, flags
 ``kv_8bit``            8-bit KV cache: llama.cpp ``-ctk q8_0 -ctv q8_0`` (q8_0 = 34 bytes per 32 values, ggml-common.h
                        block_q8_0), vLLM ``--kv-cache-dtype fp8`` (1 byte per value). Offered while the cache is
                        16/32-bit. params: kv_dtype, flags, kv_gib_before, kv_gib_after
@@ -70,7 +73,14 @@ KV_8BIT = {"llama.cpp": ("q8_0", "-ctk q8_0 -ctv q8_0"), "vllm": ("fp8", "--kv-c
 KV_8BIT_OR_LESS = frozenset({"q8_0", "q4_0", "fp8", "fp8_e4m3", "fp8_e5m2"})
 # "N more GPUs" stops here: beyond one 8-GPU node pair, buying a larger accelerator is the realistic advice.
 MAX_ADVISED_GPUS = 16
-OPTION_ORDER = ("kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus", "larger_accelerator")
+# vLLM refuses to start with "Try increasing `gpu_memory_utilization` or decreasing `max_model_len`" (vllm/v1/core/
+# kv_cache_utils.py) when its budget (default 0.9 of the memory) holds no request; 0.95 is the common raised value
+# (vllm#15617 and vLLM's recipes). Beyond it the (1 − utilization) rest, which must hold the CUDA context, the
+# cuBLAS/NCCL workspaces and whatever else runs on the GPU, gets thin: too high a value crashes with out-of-memory
+# instead (vllm#5274), so the advice stops at 0.95.
+VLLM_ADVISED_UTILIZATIONS = (0.92, 0.95)
+OPTION_ORDER = ("memory_share", "kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus",
+                "larger_accelerator")
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,7 @@ def fit_options(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, *,
         return ()
     goal = _Goal(current.fit.verdict)
     candidates = (
+        _memory_share(current, goal),
         _kv_8bit(current, goal),
         _shorter_context(current, goal),
         _smaller_format(current, goal),
@@ -161,6 +172,21 @@ def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **chang
 # --------------------------------------------------------------------------------------------------------------
 # The options
 # --------------------------------------------------------------------------------------------------------------
+
+
+def _memory_share(current: Estimate, goal: _Goal) -> FitOption | None:
+    """The smallest advised --gpu-memory-utilization above the current one that reaches the goal (vLLM only)."""
+    scenario = current.scenario
+    if scenario.engine != "vllm":
+        return None
+    for utilization in VLLM_ADVISED_UTILIZATIONS:
+        if utilization <= scenario.gpu_memory_utilization:
+            continue
+        if _reaches(current.model, current.hardware, replace(scenario, gpu_memory_utilization=utilization), goal):
+            params = {"utilization": utilization, "previous": scenario.gpu_memory_utilization,
+                      "flags": f"--gpu-memory-utilization {utilization:g}"}
+            return _option("memory_share", params, _changed(current, gpu_memory_utilization=utilization), goal)
+    return None
 
 
 def _kv_8bit(current: Estimate, goal: _Goal) -> FitOption | None:

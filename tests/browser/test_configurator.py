@@ -179,3 +179,38 @@ def test_an_invalid_combination_chosen_with_htmx_shows_the_error_and_the_page_re
     expect(kv_error).to_be_empty()
     expect(page.locator("#launch")).to_contain_text("--kv-cache-dtype fp8")
     assert still_same_document(page)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_vllms_memory_share_resizes_its_budget_in_place_and_a_value_above_one_is_refused(page, lang):
+    page.goto(report_path(lang, "engine=vllm&kv_dtype=auto"))
+    mark_document(page)
+    usable = figure(page, "usable")
+    at_default = number(usable.inner_text(), lang)
+    expect(page.locator("#launch")).to_contain_text("--gpu-memory-utilization 0.9")
+
+    before = usable.inner_text()
+    with page.expect_response(is_htmx):
+        page.fill("#id_gpu_memory_utilization", "0.8")  # the input event: htmx waits 400 ms, then swaps
+    expect(usable).not_to_have_text(before)
+    expect(page).to_have_url(re.compile(r"[?&]gpu_memory_utilization=0\.8(&|$)"))
+    # vLLM's budget is the share of the memory the driver reports (an RTX 4090: 24 × 79.19/80 = 23.76 GiB), so a
+    # tenth less is 2.38 GiB less (21.38 → 19.01 GiB).
+    assert 2.0 < at_default - number(usable.inner_text(), lang) < 2.5, (at_default, usable.inner_text())
+    expect(page.locator("#launch")).to_contain_text("--gpu-memory-utilization 0.8")
+
+    assert still_same_document(page)
+
+    # Above 1 the browser's constraint validation (max="1.0") holds the request back; from a shared URL the
+    # server's message stands beside the field.
+    at_08 = figures(page)
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if request.headers.get("hx-request") else None)
+    page.fill("#id_gpu_memory_utilization", "1.5")
+    page.wait_for_timeout(1_000)  # htmx's 400 ms input delay, twice over
+    assert sent == [] and figures(page) == at_08
+    assert page.eval_on_selector("#id_gpu_memory_utilization", "input => input.validity.rangeOverflow")
+    response = page.goto(page.url.replace("gpu_memory_utilization=0.8", "gpu_memory_utilization=1.5"))
+    assert response.status == 400
+    expect(field_error(page, "gpu_memory_utilization")).not_to_be_empty()
+    expect(page.locator("#fit")).to_have_count(0)

@@ -164,6 +164,28 @@ def test_vllm_more_gpus_skips_counts_tensor_parallel_rejects():
         estimate(model, catalog.accelerator("h100-80gb-sxm"), replace(scenario, gpus=12))
 
 
+def test_vllm_memory_share_is_the_smallest_advised_utilization_that_holds_it():
+    model = catalog.model("llama-3-3-70b-instruct")
+    h100 = catalog.accelerator("h100-80gb-sxm")
+    scenario = Scenario(engine="vllm", quant="FP8", kv_dtype="auto")
+    # The GPU holds the FP8 weights (67.68 GiB), 8K of BF16 KV (80 layers × 8 KV heads × 128 × 2 × 2 B = 320 KiB a
+    # token: 2.5 GiB) and vLLM's runtime terms: 73.98 GiB. vLLM's budget is the utilization × 79.19 GiB the driver
+    # reports: 0.9 → 71.27 GiB and 0.92 → 72.85 GiB fall short, 0.95 → 75.23 GiB holds it with under 8 % to spare.
+    current = estimate(model, h100, scenario)
+    assert current.fit.verdict == "exceeds"
+    assert max(current.fit.placement.demand_per_gpu) == pytest.approx(73.98 * GIB, abs=0.005 * GIB)
+    assert estimate(model, h100, replace(scenario, gpu_memory_utilization=0.92)).fit.verdict == "exceeds"
+    option = options("llama-3-3-70b-instruct", h100, scenario)["memory_share"]
+    assert option.params == {"utilization": 0.95, "previous": 0.9, "flags": "--gpu-memory-utilization 0.95"}
+    assert option.scenario == replace(scenario, gpu_memory_utilization=0.95)
+    assert option.resolves and option.verdict == "tight"
+    assert option.usable_bytes_per_gpu == pytest.approx(0.95 * 79.19 * GIB)
+    # Nothing larger is advised from 0.95, and llama.cpp has no such budget.
+    assert "memory_share" not in options("llama-3-3-70b-instruct", h100,
+                                         replace(scenario, gpu_memory_utilization=0.95))
+    assert "memory_share" not in options(LLAMA_8B, RTX_3060, Scenario(context=131_072))
+
+
 def test_from_tight_the_goal_is_the_8_percent_buffer():
     # 49,152 tokens: GPU need 4.85 + 6 = 10.85 GiB of 11.4 usable: 0.55 GiB spare < 8 % (0.91 GiB): tight.
     scenario = Scenario(context=49_152)
