@@ -18,6 +18,7 @@ from reports.sizing.estimate import (
     ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
 )
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+from reports.sizing.weights import format_applies_to
 from reports.templatetags.labels import ARCHITECTURES, ENGINE_NAMES
 from reports.widgets import FastNumberInput, FastSelect
 
@@ -118,9 +119,13 @@ class ConfiguratorForm(forms.Form):
             # it follows the GPU count as the power does; a typed budget is kept as typed.
             self.fields["budget"].widget.attrs["placeholder"] = _("%(price)s per GPU") % {
                 "price": formatting.usd(default_budget, get_language(), 0)}
-        # vLLM's checkpoint formats say so in the list: under llama.cpp they are refused with a message.
-        self.fields["quant"].choices = [(name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else name)
-                                        for name in quant_names]
+        # vLLM's checkpoint formats say so in the list: under llama.cpp they are refused with a message. Formats
+        # the model cannot come in (MXFP4 without experts) are left out, unless a URL asks for one: then the
+        # engine's message says why.
+        submitted = self.data.get("quant")
+        self.fields["quant"].choices = [
+            (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else name) for name in quant_names
+            if model is None or name == submitted or format_applies_to(model, name)]
         context = self.fields["context"]
         if max_context:
             context.max_value = max_context

@@ -150,6 +150,21 @@ def test_vllms_memory_share_is_advised_applied_and_kept_by_every_link(client, db
     assert configured and all("gpu_memory_utilization=0.95" in link for link in configured), configured[:5]
 
 
+def test_the_format_list_offers_expert_only_formats_to_models_with_experts(client, db):
+    def offered(html: str) -> set[str]:
+        select = html[html.index('name="quant"'):]
+        return set(re.findall(r'<option value="([^"]+)"', select[:select.index("</select>")]))
+
+    dense = offered(client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode())
+    assert {"Q4_K_M", "FP8", "MXFP4_MOE"} <= dense and not {"MXFP4", "FP8_FP4"} & dense
+    assert {"MXFP4", "FP8_FP4"} <= offered(client.get(url("gpt-oss-20b", "rtx-4090")).content.decode())
+    # A URL that asks for one anyway keeps it selected beside the engine's reason.
+    asked = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="quant=MXFP4"))
+    assert asked.status_code == 400
+    body = asked.content.decode()
+    assert "MXFP4" in offered(body) and "quantize MoE experts" in body
+
+
 def test_unknown_slugs_are_404(client, db):
     assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
     assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404

@@ -173,6 +173,16 @@ class SizedTensor:
     nbytes: float
 
 
+# Checkpoint formats that quantize the routed experts only (gpt-oss's MXFP4; DeepSeek-V4's FP4 experts beside FP8):
+# a model without experts has no checkpoint in them.
+EXPERT_ONLY_FORMATS = frozenset({"MXFP4", "FP8_FP4"})
+
+
+def format_applies_to(spec: ModelSpec, quant: str) -> bool:
+    """Whether ``spec`` can come in format ``quant`` at all (the configurator offers only those)."""
+    return spec.moe is not None or quant_format(quant).name not in EXPERT_ONLY_FORMATS
+
+
 @lru_cache(maxsize=2048)
 def _sized_tensors(
     spec: ModelSpec,
@@ -195,7 +205,7 @@ def _sized_tensors(
         return tuple(
             SizedTensor(t, ggml_type, _gguf_bytes(t, ggml_type)) for t, ggml_type in zip(tensors, types)
         )
-    if fmt.name in ("MXFP4", "FP8_FP4") and spec.moe is None:
+    if not format_applies_to(spec, fmt.name):
         raise SizingError(
             f"--quant {fmt.name}: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
             code="mxfp4_needs_moe", params={"model": spec.name})
