@@ -26,7 +26,7 @@ from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_co
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes
 from reports.sizing.errors import SizingError
-from reports.sizing.advice import FitOption, fit_options
+from reports.sizing.advice import FitOption, LongestContext, fit_options, longest_context
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
@@ -555,6 +555,24 @@ class ReportPage:
                                   plan.weights.source,
                                   plan.weights.rule_from, plan.runs))
         return rows
+
+    # ---- section 2: the longest context that fits
+    @cached_property
+    def longest_context(self) -> LongestContext | None:
+        """The longest context at which this configuration runs without automatic offload (advice.longest_context);
+        None when not even 256 tokens fit, the format does not run here or the KV cache is not known."""
+        e = self.estimate
+        if e is None or not e.memory.format_runs or e.kv is None:
+            return None  # without the KV cache the context costs nothing here: no longest context to give
+        return longest_context(self.model, self.hardware, e.scenario)
+
+    @cached_property
+    def longest_context_url(self) -> str:
+        """This configuration at the longest context that fits ("" when that is the current one, or none fits)."""
+        longest, scenario = self.longest_context, self.estimate.scenario if self.estimate else None
+        if longest is None or scenario is None or longest.tokens == scenario.context:
+            return ""
+        return self.configured_url(self.hardware, replace(scenario, context=longest.tokens))
 
     # ---- sections 6 and 7
     @cached_property

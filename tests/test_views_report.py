@@ -165,6 +165,24 @@ def test_the_format_list_offers_expert_only_formats_to_models_with_experts(clien
     assert "MXFP4" in offered(body) and "quantize MoE experts" in body
 
 
+@pytest.mark.parametrize("lang, tokens, question", [
+    ("en", "53,504 tokens", "What is the longest context Llama 3.1 8B Instruct can use on RTX 3060 12GB?"),
+    ("de", "53.504 Tokens", "Wie lang darf der Kontext von Llama 3.1 8B Instruct auf RTX 3060 12GB höchstens sein?"),
+])
+def test_the_longest_context_that_fits_is_shown_linked_and_answered(client, db, lang, tokens, question):
+    response = client.get(f"/{lang}/report/llama-3-1-8b-instruct/rtx-3060-12gb/?context=8192")
+    body = response.content.decode()
+    stat = body[body.index('id="longest-context"'):]
+    stat = stat[:stat.index("</div>")]
+    assert tokens in stat
+    assert "context=53504" in stat  # "apply": the same configuration at that context
+    assert question in body
+    applied = client.get(re.search(r'href="([^"]+context=53504[^"]*)"', stat).group(1).replace("&amp;", "&"))
+    assert applied.status_code == 200
+    applied_body = applied.content.decode()
+    assert 'class="card fit verdict-tight"' in applied_body or 'class="card fit verdict-fits"' in applied_body
+
+
 def test_unknown_slugs_are_404(client, db):
     assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
     assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404

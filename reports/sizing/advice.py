@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from .estimate import (
@@ -50,10 +51,14 @@ from .estimate import (
     engine_usable_bytes,
     estimate,
     estimate_speeds,
+    fits,
     fitting_plan,
+    gpu_demand_bytes,
     plan_memory,
+    vllm_platform,
 )
 from .fit import TIGHT_BUFFER, Verdict, first_true, usable_factor, verdict_for
+from .kv_cache import LLAMA_CPP_CTX_PAD
 from .parameters import count_parameters
 from .quant import quant_format
 from .specs import HardwareSpec, ModelSpec, Scenario
@@ -292,3 +297,78 @@ def _larger_accelerator(current: Estimate, goal: _Goal, catalog: Sequence[Hardwa
             params = {"slug": spec.slug, "name": spec.name, "memory_gb": spec.memory_gb, "price_usd": spec.price_usd}
             return _option("larger_accelerator", params, _changed(current, hardware=spec, gpus=1), goal)
     return None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The longest context that fits
+# --------------------------------------------------------------------------------------------------------------
+
+# The search steps by llama.cpp's context padding (kv_cache.LLAMA_CPP_CTX_PAD: n_ctx is padded to 256, so a context
+# between two multiples takes the larger one's memory); vLLM's --max-model-len takes any value, and 256-token steps
+# leave at most 255 tokens of it unused.
+CONTEXT_STEP = LLAMA_CPP_CTX_PAD
+
+
+@dataclass(frozen=True)
+class LongestContext:
+    """The longest context (tokens per sequence) at which the scenario runs without automatic offload."""
+
+    tokens: int
+    limit: int | None  # the model's maximum context; None when not published (the search stops at 1M tokens)
+    at_limit: bool  # the model's whole context fits
+
+
+def longest_context(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> LongestContext | None:
+    """The longest context, in steps of CONTEXT_STEP up to the model's limit, at which ``scenario`` (its format, KV
+    precision, GPUs, sequences, engine, offload) fits ``hardware`` as the verdict counts it (anything but
+    "exceeds"; under vLLM, its pool holds one request of that length, the check vLLM makes at start-up). None when
+    not even one step fits. Cached on everything but the context."""
+    return _longest_context(model, hardware, replace(scenario, context=CONTEXT_STEP, depth=0))
+
+
+# Interpolation rounds before the search falls back to bisection (see _longest_context).
+INTERPOLATION_ROUNDS = 4
+
+
+@lru_cache(maxsize=2048)
+def _longest_context(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> LongestContext | None:
+    limit = model.max_context or CONTEXT_PRESETS[-1]
+
+    def fits_at(context: int) -> bool:
+        return fits(model, hardware, replace(scenario, context=context))
+
+    if fits_at(limit):
+        return LongestContext(limit, model.max_context, bool(model.max_context))
+    if limit <= CONTEXT_STEP or not fits_at(CONTEXT_STEP):
+        return None
+    # The largest GPU's demand grows with the context piecewise linearly (the KV cache and the attention buffers
+    # by the token, a sliding window's cache up to its window), so the crossing with the usable memory is
+    # interpolated from the bracket's two demands and checked with its neighbour: two or three plans where
+    # bisection takes ten. Each round narrows the bracket [low fits, high does not]; if the demand bends too much
+    # for that, bisection finishes. vLLM on Gaudi sizes its usable memory from the weights (fits has no demand to
+    # compare there): bisection only.
+    low, high = CONTEXT_STEP, limit  # contexts: low fits, high does not
+    usable = engine_usable_bytes(hardware, scenario)
+    interpolate = not (scenario.engine == "vllm" and vllm_platform(hardware) == "intel-gaudi")
+    for _ in range(INTERPOLATION_ROUNDS if interpolate else 0):
+        if high - low <= CONTEXT_STEP:
+            break
+        demand_low = gpu_demand_bytes(model, hardware, replace(scenario, context=low))
+        demand_high = gpu_demand_bytes(model, hardware, replace(scenario, context=high))
+        if demand_low is None or demand_high is None or demand_high <= demand_low:
+            break
+        crossing = low + (usable - demand_low) / (demand_high - demand_low) * (high - low)
+        guess = min(max(int(crossing) // CONTEXT_STEP * CONTEXT_STEP, low + CONTEXT_STEP), high - CONTEXT_STEP)
+        if fits_at(guess):
+            low = guess
+            if guess + CONTEXT_STEP < high and not fits_at(guess + CONTEXT_STEP):
+                high = guess + CONTEXT_STEP
+        else:
+            high = guess
+            if guess - CONTEXT_STEP > low and fits_at(guess - CONTEXT_STEP):
+                low = guess - CONTEXT_STEP
+    # Bisection over the steps left between low (fits) and high (does not).
+    steps = (high - 1) // CONTEXT_STEP
+    first_short = first_true(low // CONTEXT_STEP + 1, steps, lambda n: not fits_at(n * CONTEXT_STEP))
+    longest = steps if first_short is None else first_short - 1
+    return LongestContext(longest * CONTEXT_STEP, model.max_context, False)

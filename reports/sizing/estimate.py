@@ -372,8 +372,15 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:
         return False
-    demand = _largest_gpu_demand(model, scenario, _Traits(_demand_traits(hardware, scenario), hardware))
+    demand = gpu_demand_bytes(model, hardware, scenario)
     return demand is not None and demand <= usable
+
+
+def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float | None:
+    """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
+    compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
+    it refuses). Shared by every accelerator with the same ``_demand_traits``."""
+    return _largest_gpu_demand(model, scenario, _Traits(_demand_traits(hardware, scenario), hardware))
 
 
 def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:

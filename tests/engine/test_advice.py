@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from reports.sizing.advice import OPTION_ORDER, fit_options
+from reports.sizing.advice import CONTEXT_STEP, OPTION_ORDER, LongestContext, fit_options, longest_context
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import GIB, estimate, plan_memory
 from reports.sizing.fit import TIGHT_BUFFER
@@ -205,3 +205,64 @@ def test_unified_memory_gets_no_more_gpus_or_expert_offload():
     assert "more_gpus" not in by_code and "moe_offload" not in by_code
     assert by_code["smaller_format"].params["quant"] == "IQ4_XS"  # ≈ 185 GiB
     assert by_code["larger_accelerator"].params["slug"] == "instinct-mi325x-256gb"
+
+
+# --- The longest context that fits ---------------------------------------------------------------------------------
+
+
+def test_longest_context_on_a_12gb_card_is_where_the_kv_cache_meets_the_usable_memory():
+    # need(context) = 4.8457 GiB + context × 131,072 B (above) ≤ 11.4 GiB usable: context ≤ 6.5543 GiB / 128 KiB =
+    # 53,692 tokens, and in llama.cpp's 256-token steps 53,504 (209 × 256); 53,760 exceeds.
+    model = catalog.model(LLAMA_8B)
+    longest = longest_context(model, RTX_3060, Scenario(context=4096))
+    assert longest == LongestContext(53_504, 131_072, False)
+    assert estimate(model, RTX_3060, Scenario(context=53_504)).fit.verdict != "exceeds"
+    assert estimate(model, RTX_3060, Scenario(context=53_760)).fit.verdict == "exceeds"
+    # The context of the scenario it is asked for does not matter; the KV precision does: q8_0 is 34/64 of FP16.
+    assert longest_context(model, RTX_3060, Scenario(context=131_072)) == longest
+    assert longest_context(model, RTX_3060, Scenario(kv_dtype="q8_0")).tokens > 53_692 * 64 / 34 * 0.95
+
+
+def test_longest_context_is_the_whole_context_or_none():
+    assert longest_context(catalog.model(LLAMA_8B), RTX_4090, Scenario()) == LongestContext(131_072, 131_072, True)
+    # gpt-oss-120b's MXFP4 weights alone (~59 GiB) exceed a 24 GB card: no context fits without offload.
+    assert longest_context(catalog.model("gpt-oss-120b"), RTX_4090, Scenario(quant="MXFP4_MOE")) is None
+
+
+def test_longest_context_under_vllm_is_the_kv_pool_it_starts_with():
+    # Llama 3.3 70B FP8 on one H100 at --gpu-memory-utilization 0.95: vLLM's pool holds 12,288 tokens, and vLLM
+    # starts only when the pool holds one request of --max-model-len (its start-up check).
+    model, h100 = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("h100-80gb-sxm")
+    scenario = Scenario(engine="vllm", quant="FP8", kv_dtype="auto", gpu_memory_utilization=0.95)
+    pool = estimate(model, h100, scenario).runtime.capacity.kv_tokens
+    assert pool == 12_288
+    assert longest_context(model, h100, scenario) == LongestContext(12_288, 131_072, False)
+
+
+@pytest.mark.parametrize("slug, hardware, changes", [
+    ("gemma-3-27b-it", "rtx-4090", {}),  # sliding-window layers: the demand bends at the window
+    ("qwen3-5-27b", "rtx-4090", {}),  # gated delta-net: a constant state beside the full-attention KV
+    ("qwen3-30b-a3b-instruct-2507", "rtx-4090", {"batch": 4}),
+    ("deepseek-v3-0324", "h100-80gb-sxm", {"gpus": 8, "quant": "Q2_K"}),  # MLA
+    ("gpt-oss-20b", "rtx-4060-ti-16gb", {"quant": "MXFP4_MOE"}),
+    ("llama-3-1-8b-instruct", "rtx-3060-12gb", {"offload_pct": 30.0}),
+    ("qwen3-32b", "rtx-5090", {"engine": "vllm", "quant": "AWQ", "kv_dtype": "auto"}),
+    ("gemma-3-27b-it", "a100-80gb-sxm", {"engine": "vllm", "quant": "BF16", "kv_dtype": "auto"}),
+])
+def test_the_interpolated_search_finds_what_bisection_finds(slug, hardware, changes):
+    """The search interpolates the demand between its bracket's ends; bisection over every 256-token step checks it,
+    on the attention kinds where the demand is not one straight line."""
+    model, accelerator = catalog.model(slug), catalog.accelerator(hardware)
+    scenario = replace(Scenario(context=4096), **changes)
+    limit = model.max_context
+
+    def runs(context: int) -> bool:
+        return estimate(model, accelerator, replace(scenario, context=context)).fit.verdict != "exceeds"
+
+    found = longest_context(model, accelerator, scenario)
+    if runs(limit):
+        assert found == LongestContext(limit, limit, True)
+        return
+    steps = (limit - 1) // CONTEXT_STEP
+    last = max((n for n in range(1, steps + 1) if runs(n * CONTEXT_STEP)), default=None)
+    assert (found.tokens if found else None) == (last * CONTEXT_STEP if last else None)
