@@ -343,15 +343,20 @@ def _vllm_kv_measured_rows() -> list[dict]:
                                  hardware_memory_bytes=H100_TOTAL_GIB * GIB, hardware_name="H100",
                                  vllm_version=version)
         rows.append(_row(title, available, runtime.capacity.available_bytes / GIB, note, scored=scored))
-    # The weights themselves: the checkpoint's MXFP4 experts as vLLM's Marlin kernel pads them (parallelism.py).
+    # The weights themselves: the checkpoint's MXFP4 experts as vLLM's MoE kernel allocates them (parallelism.py):
+    # Marlin's padding under v0.10.1, Triton's Hopper layout under v0.14.1 (its log: "Using Triton backend").
     from bench.model_specs import GPT_OSS_120B
     from reports.sizing.parallelism import tensor_parallel_weights, vllm_mxfp4_expert_padding
     from reports.sizing.weights import weight_bytes
     checkpoint = weight_bytes(GPT_OSS_120B, "MXFP4").total_bytes
-    loaded = tensor_parallel_weights(GPT_OSS_120B, "MXFP4", 1, total_bytes=checkpoint,
-                                     mxfp4_padding=vllm_mxfp4_expert_padding("cuda", "hopper"))
-    rows.append(_row("gpt-oss-120b H100 vLLM weights GiB (Marlin)", 65.9651, loaded.per_rank_bytes / GIB,
-                     "kv_measured.csv, vllm#23278 \"Model loading took\""))
+    for kernel, version, logged, source in (
+            ("Marlin", (0, 10), 65.9651, "kv_measured.csv, vllm#23278 \"Model loading took\" (v0.10.1)"),
+            ("Triton", (0, 14), 64.38, "kv_measured.csv, vllm#33155 \"Model loading took\" (v0.14.1)")):
+        padding = vllm_mxfp4_expert_padding("cuda", "hopper", version)
+        assert padding is not None and padding.kernel == kernel
+        loaded = tensor_parallel_weights(GPT_OSS_120B, "MXFP4", 1, total_bytes=checkpoint, mxfp4_padding=padding)
+        rows.append(_row(f"gpt-oss-120b H100 vLLM weights GiB ({kernel})", logged, loaded.per_rank_bytes / GIB,
+                         source))
     return rows
 
 

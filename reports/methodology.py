@@ -381,6 +381,7 @@ class EngineConstants:
     cann_formats: str
     cann_310p_formats: str
     mxfp4_marlin: parallelism.Mxfp4ExpertPadding
+    mxfp4_hopper: parallelism.Mxfp4ExpertPadding
     mxfp4_sm100: parallelism.Mxfp4ExpertPadding
     mxfp4_rocm: parallelism.Mxfp4ExpertPadding
     mxfp4_gfx950: parallelism.Mxfp4ExpertPadding
@@ -468,6 +469,7 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         cann_formats=", ".join(sorted(estimate.CANN_LLAMA_CPP_FORMATS)),
         cann_310p_formats=", ".join(sorted(estimate.CANN_310P_LLAMA_CPP_FORMATS)),
         mxfp4_marlin=parallelism.vllm_mxfp4_expert_padding("cuda", ""),
+        mxfp4_hopper=parallelism.vllm_mxfp4_expert_padding("cuda", "hopper"),
         mxfp4_sm100=parallelism.vllm_mxfp4_expert_padding("cuda", "blackwell-datacenter"),
         mxfp4_rocm=parallelism.vllm_mxfp4_expert_padding("rocm", ""),
         mxfp4_gfx950=parallelism.vllm_mxfp4_expert_padding("rocm", "cdna4"),

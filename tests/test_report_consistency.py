@@ -776,26 +776,39 @@ def test_notes_state_the_gpu_shortfall_from_figures_the_reader_can_subtract(clie
     assert need - usable == pytest.approx(more, abs=0.011)
 
 
-@pytest.mark.parametrize("lang, note, derivation", [
-    ("en", "vLLM's Marlin MoE kernel holds the MXFP4 experts padded (the intermediate size to a multiple of 128, the "
-           "hidden size to a multiple of 256): 5.13 GiB more than the checkpoint's 60.77 GiB.",
-     "vLLM's Marlin MoE kernel pads the MXFP4 experts: 5.13 GiB more, 65.90 GiB loaded."),
-    ("de", "Der Marlin-MoE-Kernel von vLLM hält die MXFP4-Experten aufgefüllt (die Zwischengröße der Experten auf ein "
-           "Vielfaches von 128, die Hidden Size auf ein Vielfaches von 256): 5,13 GiB mehr als die 60,77 GiB des "
-           "Checkpoints.",
-     "Der Marlin-MoE-Kernel von vLLM füllt die MXFP4-Experten auf: 5,13 GiB mehr, 65,90 GiB geladen."),
+@pytest.mark.parametrize("lang, hardware, loaded, note, derivation", [
+    ("en", "a100-80gb-sxm", 65.90,
+     "vLLM's Marlin MoE kernel holds the MXFP4 experts padded (the intermediate size to a multiple of 128, the "
+     "hidden size to a multiple of 256): 5.13 GiB more than the checkpoint's 60.77 GiB.",
+     "vLLM's Marlin MoE kernel needs 5.13 GiB more for its layout of the MXFP4 experts, 65.90 GiB loaded."),
+    ("de", "a100-80gb-sxm", 65.90,
+     "Der Marlin-MoE-Kernel von vLLM hält die MXFP4-Experten aufgefüllt (die Zwischengröße der Experten auf ein "
+     "Vielfaches von 128, die Hidden Size auf ein Vielfaches von 256): 5,13 GiB mehr als die 60,77 GiB des "
+     "Checkpoints.",
+     "Das Layout der MXFP4-Experten in vLLMs Marlin-MoE-Kernel braucht 5,13 GiB mehr, 65,90 GiB geladen."),
+    ("en", "h100-80gb-sxm", 64.30,
+     "vLLM's Triton MoE kernel keeps the MXFP4 experts' scales twice (swizzled, in rows padded to a multiple of 256, "
+     "and as in the checkpoint) and their biases in fp32: 3.53 GiB more than the checkpoint's 60.77 GiB.",
+     "vLLM's Triton MoE kernel needs 3.53 GiB more for its layout of the MXFP4 experts, 64.30 GiB loaded."),
+    ("de", "h100-80gb-sxm", 64.30,
+     "vLLMs Triton-MoE-Kernel hält die Skalen der MXFP4-Experten doppelt (umsortiert in Zeilen, die auf ein "
+     "Vielfaches von 256 aufgefüllt sind, und wie im Checkpoint) und ihre Biases in FP32: 3,53 GiB mehr als die "
+     "60,77 GiB des Checkpoints.",
+     "Das Layout der MXFP4-Experten in vLLMs Triton-MoE-Kernel braucht 3,53 GiB mehr, 64,30 GiB geladen."),
 ])
-def test_vllm_counts_the_mxfp4_expert_padding_it_loads(client, lang, note, derivation):
-    """gpt-oss-120b on one H100 under vLLM logged "Model loading took 65.9651 GiB" (vllm-project/vllm#23278); the
-    page sized the checkpoint's 60.77 GiB and said "tight" where vLLM did not start."""
+def test_vllm_counts_the_mxfp4_expert_layout_it_loads(client, lang, hardware, loaded, note, derivation):
+    """gpt-oss-120b on one GPU under vLLM: an A100 loads Marlin's padding (65.9651 GiB on an H100 under v0.10.1,
+    vllm-project/vllm#23278), an H100 under the modelled version Triton's layout (64.38 GiB under v0.14.1,
+    vllm-project/vllm#33155); the page once sized the checkpoint's 60.77 GiB and said "tight" where vLLM did not
+    start."""
     _, catalog = current_catalog()
-    result = catalog.estimate(catalog.model("gpt-oss-120b"), catalog.hardware["h100-80gb-sxm"],
+    result = catalog.estimate(catalog.model("gpt-oss-120b"), catalog.hardware[hardware],
                               Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"))
-    assert result.memory.weights_loaded_bytes / GIB == pytest.approx(65.90, abs=0.005)
-    text = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang, query="engine=vllm&quant=MXFP4&kv_dtype=f16"))
+    assert result.memory.weights_loaded_bytes / GIB == pytest.approx(loaded, abs=0.005)
+    text = text_of(client, url("gpt-oss-120b", hardware, lang, query="engine=vllm&quant=MXFP4&kv_dtype=f16"))
     assert note in text and derivation in text
-    gguf = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang))  # llama.cpp holds the GGUF as it is
-    assert "MXFP4" in gguf and "Marlin" not in gguf
+    gguf = text_of(client, url("gpt-oss-120b", hardware, lang))  # llama.cpp holds the GGUF as it is
+    assert "MXFP4" in gguf and "Marlin" not in gguf and "Triton" not in gguf
 
 
 def test_tensor_parallel_derivation_counts_the_mxfp4_padding_once(client):
@@ -808,8 +821,8 @@ def test_tensor_parallel_derivation_counts_the_mxfp4_padding_once(client):
     text = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", query="engine=vllm&quant=MXFP4&kv_dtype=f16&gpus=2"))
     split = (f"{tp.per_rank_checkpoint_bytes / GIB:.2f} GiB per GPU, {tp.all_ranks_checkpoint_bytes / GIB:.2f} GiB "
              "in all.")
-    padded = (f"pads the MXFP4 experts: {tp.per_rank_padding_bytes / GIB:.2f} GiB more per GPU, so each GPU loads "
-              f"{tp.per_rank_bytes / GIB:.2f} GiB, {tp.all_ranks_bytes / GIB:.2f} GiB in all.")
+    padded = (f"needs {tp.per_rank_padding_bytes / GIB:.2f} GiB more per GPU for its layout of the MXFP4 experts, so "
+              f"each GPU loads {tp.per_rank_bytes / GIB:.2f} GiB, {tp.all_ranks_bytes / GIB:.2f} GiB in all.")
     assert split in text and padded in text
     assert tp.per_rank_checkpoint_bytes + tp.per_rank_padding_bytes == tp.per_rank_bytes
 

@@ -1244,7 +1244,17 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                            "usable_gib": plan.fit.usable_bytes_per_gpu / GIB,
                            "usual_share": usable_factor(hardware)}))
     tp = plan.tensor_parallel
-    if tp is not None and tp.mxfp4_padding is not None:
+    if tp is not None and tp.mxfp4_padding is not None and tp.mxfp4_padding.scale_row_multiple > 1:
+        padding = tp.mxfp4_padding
+        notes.append(Note("vllm_mxfp4_layout",
+                          f"vLLM's {padding.kernel} MoE kernel keeps the MXFP4 experts' scales twice (swizzled, in rows "
+                          f"padded to a multiple of {padding.scale_row_multiple}, and as in the checkpoint) and their "
+                          f"biases in fp32: {_gib(tp.per_rank_padding_bytes * tp.tp)} more than the checkpoint's "
+                          f"{_gib(weights.total_bytes)}",
+                          {"kernel": padding.kernel, "scale_row_multiple": padding.scale_row_multiple,
+                           "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
+                           "checkpoint_gib": weights.total_bytes / GIB}))
+    elif tp is not None and tp.mxfp4_padding is not None:
         padding = tp.mxfp4_padding
         notes.append(Note("vllm_mxfp4_padding",
                           f"vLLM's {padding.kernel} MoE kernel holds the MXFP4 experts padded (intermediate size to a "

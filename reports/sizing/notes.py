@@ -48,6 +48,10 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
 ``vllm_mxfp4_padding``         kernel: str ("Marlin" | "FlashInfer" | "Triton"), intermediate_multiple: int,
                                hidden_multiple: int, padding_gib: float (all GPUs), checkpoint_gib: float
     vLLM allocates an MXFP4 checkpoint's routed experts padded for its MoE kernel (parallelism.py).
+``vllm_mxfp4_layout``          kernel: str ("Triton"), scale_row_multiple: int, padding_gib: float (all GPUs),
+                               checkpoint_gib: float
+    vLLM's Triton MoE kernel on Hopper swizzles the MXFP4 scales (rows padded), keeps the checkpoint's scales beside
+    them and holds the expert biases in fp32 (parallelism.py).
 ``vllm_vision_encoder``        (none)
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float

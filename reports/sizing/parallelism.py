@@ -42,6 +42,7 @@ from functools import cached_property, lru_cache
 from .errors import SizingError
 from .parameters import Tensor
 from .quant import quant_format
+from .runtime import VLLM_MODELLED_VERSION
 from .specs import AttentionShape, ModelSpec
 from .weights import SizedTensor, sized_tensors
 
@@ -78,22 +79,42 @@ _REPLICATED_FFN = frozenset({"ffn_gate_inp", "ffn_gate_inp.bias", "ffn_gate_inp_
 # Mxfp4MoEMethod.create_weights (vllm/model_executor/layers/quantization/mxfp4.py, read at vllm-project/vllm commit
 # 007d5005) makes w13 [E, 2·I′, H′/2] with scales [E, 2·I′, H′/32] and w2 [E, H′, I′/2] with [E, H′, I′/32], where
 # I′ = round_up(intermediate_size_per_partition, a_I) and H′ = round_up(hidden_size, a_H). (a_I, a_H) by backend:
-#   * CUDA: Marlin, (128, 256) ("n % 256 == 0 and k % 128 == 0"). get_mxfp4_backend picks Triton instead only when
-#     the triton_kernels package is installed, which `pip install vllm` does not do (vllm-project/vllm#27672).
+#   * CUDA Hopper (SM90): Triton (OpenAI's triton_kernels matmul_ogs). vLLM bundles triton_kernels since PR #28788
+#     (vllm/third_party/triton_kernels, "Fixes #27672"), and get_mxfp4_backend picks Triton on 9.0 ≤ capability
+#     < 11.0 unless VLLM_MXFP4_USE_MARLIN is set (v0.14.0 quantization/mxfp4.py; v0.33 fused_moe/oracle/mxfp4.py
+#     still ranks TRITON first). Its padding is (64, 1), and the layout adds to it: HopperMXScaleLayout swizzles the
+#     scales with their rows (2·I′ for w13, H′ for w2) padded to a multiple of 256 (2 × num_warps 8 × 2 × 8), the
+#     checkpoint-shaped uint8 scales stay allocated beside them (only w13_weight and w2_weight are deleted; PR #46549,
+#     merged 2026-06-24, frees them later, after the v0.21 modelled here), and the expert biases become fp32.
+#     HopperMXValueLayout pads the packed values to 16 rows and 32 bytes, which gpt-oss's widths already are.
+#   * CUDA otherwise: Marlin, (128, 256) ("n % 256 == 0 and k % 128 == 0"): Ampere and Ada are below Triton's 9.0,
+#     and consumer Blackwell (SM120) above v0.14's 11.0.
 #   * CUDA SM100 (B200, B300): FlashInfer MXFP4 BF16, (256, 256); flashinfer-python is in requirements/cuda.txt.
 #   * ROCm: Triton with mxfp4_utils.get_padding_alignment(): 256 on gfx950 (MI355X, CDNA 4), else 128, for both.
-# Evidence: gpt-oss-120b on an H100 (Marlin) logged "Model loading took 65.9651 GiB" (vllm-project/vllm#23278,
-# bench/data/kv_measured.csv); the checkpoint's tensors are 60.77 GiB, and 2880 → 2944 × 3072 adds 5.12 GiB.
+# Evidence: gpt-oss-120b on an H100 logged "Model loading took 65.9651 GiB" under v0.10.1 with Marlin
+# (vllm-project/vllm#23278) and "Using Triton backend … Model loading took 64.38 GiB" under v0.14.1
+# (vllm-project/vllm#33155); the checkpoint's tensors are 60.77 GiB. Marlin's 2880 → 2944 × 3072 adds 5.12 GiB; the
+# Triton layout adds 0.12 GiB of swizzle padding, 3.34 GiB of kept scales and 0.07 GiB of fp32 biases (3.53 GiB:
+# 64.30 GiB, the YaRN cache and small buffers aside).
 @dataclass(frozen=True)
 class Mxfp4ExpertPadding:
-    """How vLLM pads MXFP4 routed experts on one accelerator: the kernel and the multiples (see above)."""
+    """How vLLM allocates MXFP4 routed experts on one accelerator: the kernel, the multiples its sizes are padded to
+    and, for Triton's Hopper layout, the scale swizzle's row multiple, the checkpoint scales it keeps beside the
+    swizzled ones and its fp32 biases (see above)."""
 
     kernel: str  # "Marlin" | "FlashInfer" | "Triton"
     intermediate_multiple: int
     hidden_multiple: int
+    scale_row_multiple: int = 1  # > 1: the scales are swizzled into rows padded to this multiple
+    keeps_checkpoint_scales: bool = False
+    fp32_biases: bool = False
 
 
+# The MXFP4 block: 32 four-bit values share one 8-bit scale (OCP Microscaling Formats v1.0).
+MXFP4_BLOCK = 32
 _VLLM_MXFP4_PADDING_BY_ARCHITECTURE = {
+    ("cuda", "hopper"): Mxfp4ExpertPadding("Triton", 64, 1, scale_row_multiple=256, keeps_checkpoint_scales=True,
+                                           fp32_biases=True),
     ("cuda", "blackwell-datacenter"): Mxfp4ExpertPadding("FlashInfer", 256, 256),
     ("rocm", "cdna4"): Mxfp4ExpertPadding("Triton", 256, 256),
 }
@@ -103,9 +124,17 @@ _VLLM_MXFP4_PADDING_BY_BACKEND = {
 }
 
 
-def vllm_mxfp4_expert_padding(backend: str, architecture: str) -> Mxfp4ExpertPadding | None:
-    """How vLLM pads MXFP4 routed experts on this accelerator; None where the backend's MXFP4 path is not read
-    (Intel XPU's IPEX method, CANN, others): no padding is counted there."""
+# vLLM ships triton_kernels from PR #28788 (merged late November 2025): the first minor release after it is taken
+# as the first whose Hopper GPUs run Triton; v0.10.1 still logged Marlin there (vllm#23278).
+VLLM_TRITON_MXFP4_ON_HOPPER_SINCE = (0, 12)
+
+
+def vllm_mxfp4_expert_padding(backend: str, architecture: str, version: tuple[int, int] = VLLM_MODELLED_VERSION
+                              ) -> Mxfp4ExpertPadding | None:
+    """How vLLM pads MXFP4 routed experts on this accelerator under vLLM ``version``; None where the backend's
+    MXFP4 path is not read (Intel XPU's IPEX method, CANN, others): no padding is counted there."""
+    if (backend, architecture) == ("cuda", "hopper") and version < VLLM_TRITON_MXFP4_ON_HOPPER_SINCE:
+        return _VLLM_MXFP4_PADDING_BY_BACKEND["cuda"]
     return _VLLM_MXFP4_PADDING_BY_ARCHITECTURE.get((backend, architecture),
                                                    _VLLM_MXFP4_PADDING_BY_BACKEND.get(backend))
 
@@ -115,7 +144,8 @@ def _round_up(value: int, multiple: int) -> int:
 
 
 def _mxfp4_padding_ratio(spec: ModelSpec, tensor: Tensor, tp: int, padding: Mxfp4ExpertPadding) -> float:
-    """Padded bytes / checkpoint bytes of one rank's slice of an MXFP4 routed-expert tensor (see above)."""
+    """Padded bytes / checkpoint bytes of one rank's slice of an MXFP4 routed-expert tensor (see above), where the
+    values and their scales grow alike (no scale layout of their own)."""
     assert spec.moe is not None
     intermediate = spec.moe.expert_intermediate_size // tp
     hidden = spec.moe.expert_width(spec.hidden_size)  # LatentMoE experts are created at the latent width
@@ -126,6 +156,33 @@ def _mxfp4_padding_ratio(spec: ModelSpec, tensor: Tensor, tp: int, padding: Mxfp
     if tensor.name == "ffn_down_exps.bias":
         return padded_hidden / hidden
     return padded_intermediate * padded_hidden / (intermediate * hidden)
+
+
+def _mxfp4_swizzled_rank_bytes(spec: ModelSpec, tensor: Tensor, tp: int, padding: Mxfp4ExpertPadding) -> float:
+    """What one rank allocates for an MXFP4 routed-expert tensor in a layout with swizzled scales (Triton on
+    Hopper, see above): 4-bit values at the padded sizes, the scales in rows padded to scale_row_multiple (w13's
+    2·I′ rows are shared by the gate and up tensors), the checkpoint-shaped scales when they are kept, and the
+    biases in fp32."""
+    assert spec.moe is not None
+    experts = spec.moe.num_experts
+    intermediate = _round_up(spec.moe.expert_intermediate_size // tp, padding.intermediate_multiple)
+    hidden = _round_up(spec.moe.expert_width(spec.hidden_size), padding.hidden_multiple)
+    bias_bytes = 4 if padding.fp32_biases else 2
+    if tensor.name in ("ffn_gate_exps.bias", "ffn_up_exps.bias"):
+        return experts * intermediate * bias_bytes
+    if tensor.name == "ffn_down_exps.bias":
+        return experts * hidden * bias_bytes
+    if tensor.name == "ffn_down_exps":  # w2: [E, H′, I′]
+        rows, columns, swizzled_rows = hidden, intermediate, _round_up(hidden, padding.scale_row_multiple)
+    else:  # w13 [E, 2·I′, H′] holds the gate and up rows together (up only without a gate), padded together
+        rows, columns = intermediate, hidden
+        fused = 2 if spec.ffn_gated else 1
+        swizzled_rows = _round_up(fused * intermediate, padding.scale_row_multiple) / fused
+    scale_columns = columns // MXFP4_BLOCK
+    values = experts * rows * columns / 2
+    scales = experts * swizzled_rows * _round_up(scale_columns, 2)
+    kept = experts * rows * scale_columns if padding.keeps_checkpoint_scales else 0
+    return values + scales + kept
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -294,7 +351,10 @@ def _mxfp4_rank_padding(spec: ModelSpec, tp: int, include_mtp: bool, padding: Mx
     for item in sized_tensors(spec, "MXFP4", include_mtp=include_mtp):
         if item.tensor.is_expert:
             share = rank_share(spec, item.tensor, tp)
-            added += item.nbytes * share * (_mxfp4_padding_ratio(spec, item.tensor, tp, padding) - 1.0)
+            if padding.scale_row_multiple > 1:
+                added += _mxfp4_swizzled_rank_bytes(spec, item.tensor, tp, padding) - item.nbytes * share
+            else:
+                added += item.nbytes * share * (_mxfp4_padding_ratio(spec, item.tensor, tp, padding) - 1.0)
     return added
 
 

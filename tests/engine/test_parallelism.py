@@ -163,8 +163,9 @@ def test_marlin_pads_gpt_oss_experts_to_the_logged_load():
     #   gate + up biases (BF16): 2 × (2944 − 2880) × 2 B = 256 B; down bias: (3072 − 2880) × 2 B = 384 B.
     from reports.sizing.parallelism import vllm_mxfp4_expert_padding
     spec, total = _gpt_oss_120b_mxfp4()
-    marlin = vllm_mxfp4_expert_padding("cuda", "hopper")
+    marlin = vllm_mxfp4_expert_padding("cuda", "hopper", (0, 10))  # v0.10.1, before vLLM bundled triton_kernels
     assert (marlin.kernel, marlin.intermediate_multiple, marlin.hidden_multiple) == ("Marlin", 128, 256)
+    assert vllm_mxfp4_expert_padding("cuda", "ampere") == marlin
     split = tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total, mxfp4_padding=marlin)
     per_expert = 3 * (2944 * 3072 - 2880 * 2880) * 17 / 32 + 256 + 384
     assert split.per_rank_padding_bytes == pytest.approx(36 * 128 * per_expert, rel=1e-12)
@@ -174,6 +175,34 @@ def test_marlin_pads_gpt_oss_experts_to_the_logged_load():
     unpadded = tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total)
     assert unpadded.per_rank_bytes == total and unpadded.mxfp4_padding is None
     assert split.per_rank_expert_bytes - unpadded.per_rank_expert_bytes == pytest.approx(split.per_rank_padding_bytes)
+
+
+def test_triton_on_hopper_keeps_the_scales_twice_and_the_biases_in_fp32():
+    # From v0.12 vLLM runs gpt-oss on Hopper with Triton: I′ = round_up(2880, 64) = 2880, H unpadded, so the values
+    # are the checkpoint's. The scales (one byte per 32 values) are swizzled with their rows padded to 256 — w13's
+    # 2 × 2880 = 5760 → 5888 rows, w2's 2880 → 3072, each row 2880 / 32 = 90 scales — and the checkpoint's
+    # 3 × 2880 × 90 B stay allocated beside them: per expert 5888 × 90 + 3072 × 90 = 806,400 B more. The biases
+    # turn fp32: 3 × 2880 × (4 − 2) = 17,280 B more.
+    from reports.sizing.parallelism import vllm_mxfp4_expert_padding
+    spec, total = _gpt_oss_120b_mxfp4()
+    triton = vllm_mxfp4_expert_padding("cuda", "hopper")
+    assert (triton.kernel, triton.intermediate_multiple, triton.scale_row_multiple) == ("Triton", 64, 256)
+    assert triton.keeps_checkpoint_scales and triton.fp32_biases
+    assert vllm_mxfp4_expert_padding("cuda", "hopper", (0, 12)) == triton
+    split = tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total, mxfp4_padding=triton)
+    assert split.per_rank_padding_bytes == pytest.approx(36 * 128 * (806_400 + 17_280), rel=1e-12)
+    # vllm-project/vllm#33155 (v0.14.1, H100, "Using Triton backend"): "Model loading took 64.38 GiB"; 64.30 here.
+    assert split.per_rank_bytes / 2**30 == pytest.approx(64.38, rel=0.002)
+    # Two GPUs: each rank's I = 1440 pads to 1472 (23 × 64). Allocated per expert: gate and up values 1472 × 2880
+    # / 2 each, their swizzled scales 3072 (2 × 1472 = 2944 rounded to 256) × 90 together and the kept ones
+    # 2 × 1472 × 90; down values 2880 × 1472 / 2, swizzled 3072 × 46 (1472 / 32) and kept 2880 × 46; fp32 biases
+    # 2 × 1472 and the whole 2880 of down (replicated) × 4 B. Against the rank's checkpoint share: half of the three
+    # 2880 × 2880 × 17/32 B weights and of the gate and up biases, all of the down bias, in bf16.
+    halves = tensor_parallel_weights(spec, "MXFP4", 2, total_bytes=total, mxfp4_padding=triton)
+    allocated = (2 * 1472 * 2880 / 2 + 3072 * 90 + 2 * 1472 * 90 + 2880 * 1472 / 2 + 3072 * 46 + 2880 * 46
+                 + (2 * 1472 + 2880) * 4)
+    checkpoint_share = 3 * 2880 * 2880 * 17 / 32 / 2 + 2 * 2880 * 2 / 2 + 2880 * 2
+    assert halves.per_rank_padding_bytes == pytest.approx(36 * 128 * (allocated - checkpoint_share), rel=1e-12)
 
 
 def test_mxfp4_padding_is_per_partition_and_by_backend():
@@ -212,7 +241,7 @@ def test_mxfp4_padding_of_latent_experts_uses_the_latent_width():
     from reports.sizing.specs import MoeShape
     from bench.seed_catalog import model
     spec = model("nemotron-3-super-120b-a12b")
-    marlin = vllm_mxfp4_expert_padding("cuda", "hopper")
+    marlin = vllm_mxfp4_expert_padding("cuda", "ampere")
     total = weight_bytes(spec, "MXFP4").total_bytes
     assert tensor_parallel_weights(spec, "MXFP4", 1, total_bytes=total, mxfp4_padding=marlin).per_rank_padding_bytes == 0
     odd = replace(spec, moe=MoeShape(512, 22, 2688, 1, 5376, latent_size=992))
