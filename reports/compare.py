@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from urllib.parse import urlencode
 
 from django.http import QueryDict
 
 from reports.engine_messages import sizing_error_text
 from reports.estimates import CatalogSnapshot
-from reports.forms import ConfiguratorForm
+from reports.forms import ConfiguratorForm, scenario_query
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import Estimate
+from reports.sizing.estimate import Estimate, engine_usable_bytes
 from reports.sizing.economics import cost_per_million_tokens, fleet_power_w, price_per_usable_gb
-from reports.sizing.fit import usable_bytes
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
 MAX_COMPARED = 4
@@ -39,8 +39,9 @@ class Column:
     error: str  # why this column could not be sized (e.g. heads not divisible by the GPU count)
     offer: CloudOfferSpec | None  # the cheapest catalog offer of exactly this accelerator × count
     cost_per_mtok_usd: float | None  # on that offer, one stream
-    price_per_usable_gb: float | None  # purchase price of the GPUs ÷ their usable memory (decimal GB)
+    price_per_usable_gb: float | None  # purchase price of the GPUs ÷ the memory the engine uses (decimal GB)
     power_w: float | None
+    report_query: str  # this column's report in the compared configuration
 
 
 def selection_from_query(query: QueryDict) -> list[str]:
@@ -92,10 +93,12 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
                     key=lambda o: o.hourly_usd, default=None)
         cost = (cost_per_million_tokens(estimate.decode.tokens_per_s, offer.hourly_usd)
                 if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs else None)
+        # What the engine uses of each GPU: under vLLM its --gpu-memory-utilization budget.
         price = price_per_usable_gb(price_usd=hardware.price_usd, gpus=choice.count,
-                                    usable_bytes_per_gpu=usable_bytes(hardware))
+                                    usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))
         columns.append(Column(choice, hardware, estimate, error, offer, cost, price,
-                              fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count)))
+                              fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count),
+                              urlencode(scenario_query(replace(scenario, gpus=choice.count)))))
     return columns
 
 

@@ -7,8 +7,9 @@ module words them for the page. Any other error is shown as the engine wrote it.
 
 from __future__ import annotations
 
-from django.utils.translation import gettext, gettext_lazy as _
+from django.utils.translation import get_language, gettext, gettext_lazy as _
 
+from reports import formatting
 from reports.forms import ENGINES
 from reports.sizing.errors import SizingError
 
@@ -39,6 +40,12 @@ def sizing_error_text(error: SizingError) -> str:
             "vLLM's DeepSeek-V4 attention backends need an NVIDIA Hopper or Blackwell GPU, not %(hardware)s. Choose "
             "llama.cpp.")
         % p,
+        "vllm_share_above_free": lambda: gettext(
+            "vLLM would ask for %(requested)s GiB of %(hardware)s, more than the %(free)s GiB free beside the GPU's "
+            "context: it does not start. Choose at most %(largest)s.") % {
+                **p, "requested": formatting.number(p["requested_gib"], get_language(), 2),
+                "free": formatting.number(p["free_gib"], get_language(), 2),
+                "largest": formatting.number(p["largest"], get_language(), 2)},
         "dsv4_vllm_no_gguf": lambda: gettext(
             "vLLM cannot load DeepSeek-V4 GGUF files; it serves the released checkpoint. Choose FP8_FP4.") % p,
         "dsv4_vllm_kv_fp8": lambda: gettext(

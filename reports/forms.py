@@ -82,9 +82,11 @@ class ConfiguratorForm(forms.Form):
     offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
     # Only vLLM reads it (llama.cpp allocates what the model needs); shown for both engines, as the KV types are,
     # because htmx swaps the results and not the form when the engine changes.
-    gpu_memory_utilization = forms.FloatField(
+    # Two decimals, as the input's step: a shared URL with 0.925 would leave a value the browser's constraint
+    # validation refuses, which blocks every htmx request of the form; here it gets a message beside the field.
+    gpu_memory_utilization = forms.DecimalField(
         label=_("vLLM: share of GPU memory (--gpu-memory-utilization)"), min_value=MIN_GPU_MEMORY_UTILIZATION,
-        max_value=1.0, widget=FastNumberInput(attrs={"step": "0.01"}))
+        max_value=1, max_digits=3, decimal_places=2, widget=FastNumberInput)
     hours = _number_field(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
     budget = _number_field(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
     kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
@@ -188,7 +190,18 @@ class ConfiguratorForm(forms.Form):
             kv_dtype = "f16"  # llama.cpp has no "auto"; its default cache type is F16
         return Scenario(quant=data["quant"], context=data["context"], batch=data["batch"],
                         kv_dtype=kv_dtype, engine=data["engine"], gpus=data["gpus"], offload_pct=offload,
-                        gpu_memory_utilization=data["gpu_memory_utilization"])
+                        gpu_memory_utilization=float(data["gpu_memory_utilization"]))
+
+
+def scenario_query(scenario: Scenario) -> list[tuple[str, str]]:
+    """The configurator's scenario fields of ``scenario`` as query pairs (the share only when it is not vLLM's
+    default, which the form fills in anyway)."""
+    pairs = [("quant", scenario.quant), ("context", str(scenario.context)), ("gpus", str(scenario.gpus)),
+             ("batch", str(scenario.batch)), ("kv_dtype", scenario.kv_dtype), ("engine", scenario.engine),
+             ("offload", "auto" if scenario.offload_pct is None else f"{scenario.offload_pct:g}")]
+    if scenario.gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:
+        pairs.append(("gpu_memory_utilization", f"{scenario.gpu_memory_utilization:g}"))
+    return pairs
 
 
 OPTION_FIELDS = {"--gpus": "gpus", "--context": "context", "--batch": "batch", "--kv-dtype": "kv_dtype",

@@ -99,9 +99,11 @@ def vllm_fp8_kv_flag(platform: str | None) -> str:
     return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
 
 
-def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platform: str | None = None
-                 ) -> LaunchCommand:
-    """The vllm serve command of a memory plan (``platform``: estimate.vllm_platform of the accelerator)."""
+def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platform: str | None = None,
+                 memory_share: float | None = None) -> LaunchCommand:
+    """The vllm serve command of a memory plan (``platform``: estimate.vllm_platform of the accelerator;
+    ``memory_share``: estimate.vllm_memory_share, the --gpu-memory-utilization it runs with, when it is not the
+    scenario's)."""
     quant = plan.weights.quant
     gguf = quant_format(quant).family.startswith("gguf")
     notes: list[str] = []
@@ -126,7 +128,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         lines.append(f"--pipeline-parallel-size {pipeline_parallel}")
         notes.append("multi_server")
     lines.append(f"--max-model-len {scenario.context}")
-    lines.append(f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}")
+    share = scenario.gpu_memory_utilization if memory_share is None else memory_share
+    lines.append(f"--gpu-memory-utilization {share:g}")
     # vllm-gaudi quantizes to FP8 through Intel Neural Compressor: --quantization inc and the fp8_inc cache, with
     # QUANT_CONFIG naming the files of a calibration run (vllm-gaudi docs/configuration/quantization/inc.md).
     gaudi = platform == "intel-gaudi"

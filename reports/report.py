@@ -18,8 +18,8 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, DEFAULT_GPU_MEMORY_UTILIZATION, ConfiguratorForm,
-    CustomHardwareForm, backend_label, engine_backend_labels, field_for_error,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
+    engine_backend_labels, field_for_error, scenario_query,
 )
 from reports.launch import LaunchCommand, llama_cpp_command, vllm_command, vllm_fp8_kv_flag
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
@@ -32,7 +32,8 @@ from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
-    vllm_lacks_compressed_attention, vllm_parallel_sizes, vllm_platform,
+    vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
+    vllm_platform,
 )
 from reports.methodology import accuracy
 from reports.sizing.parameters import ParameterCount, count_parameters
@@ -199,7 +200,20 @@ class ReportPage:
                 "total_8k": plan_short.fit.required_bytes, "total_32k": plan_long.fit.required_bytes,
                 "short_context": SUMMARY_CONTEXTS[0], "long_context": SUMMARY_CONTEXTS[1],
                 "gpus": base.gpus, "kv_dtype": base.kv_dtype, "engine": base.engine,
-                "where": f"{base.gpus} × {self.hardware.name}" if base.gpus > 1 else self.hardware.name}
+                "where": f"{base.gpus} × {self.hardware.name}" if base.gpus > 1 else self.hardware.name,
+                "share_too_small": self._share_too_small(base, plan_short)}
+
+    def _share_too_small(self, scenario: Scenario, plan: MemoryPlan) -> dict | None:
+        """Under vLLM on a discrete GPU, when the visitor's --gpu-memory-utilization is why it does not start and
+        the largest share vLLM starts with would hold it: that share and the budget the current one gives."""
+        if scenario.engine != "vllm" or plan.runs or self.hardware.kind == "unified":
+            return None
+        largest = vllm_largest_memory_share(self.hardware)
+        if scenario.gpu_memory_utilization >= largest:
+            return None
+        if not fits(self.model, self.hardware, replace(scenario, gpu_memory_utilization=largest)):
+            return None
+        return {"share": scenario.gpu_memory_utilization, "budget": plan.fit.usable_bytes_per_gpu, "largest": largest}
 
     def _card_active_without_embedding(self, params: ParameterCount) -> float | None:
         """The model card's active-parameter count where it leaves out the input embedding, which a token looks up
@@ -245,6 +259,13 @@ class ReportPage:
     @property
     def is_moe(self) -> bool:
         return self.model.moe is not None
+
+    @property
+    def vllm_memory_share(self) -> float | None:
+        """The --gpu-memory-utilization vLLM runs with here (estimate.vllm_memory_share: capped on unified memory)."""
+        if self.estimate is None or self.estimate.scenario.engine != "vllm":
+            return None
+        return vllm_memory_share(self.hardware, self.estimate.scenario)
 
     @property
     def vllm_pool_sequences(self) -> float | None:
@@ -349,7 +370,8 @@ class ReportPage:
             vllm = None
         return (llama_cpp_command(self.model, *llama, separate_machines=self.hardware.kind == "unified")
                 if llama else None,
-                vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware)) if vllm else None)
+                vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware),
+                             memory_share=vllm_memory_share(self.hardware, vllm[0])) if vllm else None)
 
     @property
     def vllm_parallel_sizes(self) -> tuple[int, int]:
@@ -370,6 +392,16 @@ class ReportPage:
             return False
         vllm = self._plan_on_engine("vllm")
         return vllm is not None and vllm[1].fit.verdict == "exceeds"
+
+    @cached_property
+    def vllm_alternative_budget(self) -> dict | None:
+        """What vLLM would take on this page's configuration (its share and bytes per GPU), for the "no vLLM
+        command" sentence of a llama.cpp page."""
+        vllm = self._plan_on_engine("vllm")
+        if vllm is None:
+            return None
+        scenario, plan = vllm
+        return {"share": vllm_memory_share(self.hardware, scenario), "budget": plan.fit.usable_bytes_per_gpu}
 
     def _plan_on_engine(self, engine: str) -> tuple[Scenario, MemoryPlan] | None:
         """The configuration on `engine` (its KV type where the other engine has none) and its memory plan: all a
@@ -588,12 +620,7 @@ class ReportPage:
         """The report URL of `scenario` on `hardware`, keeping the visitor's cost inputs."""
         # Plain pairs and one urlencode: the page builds ~20 of these (the matrix's smallest-fit links, the
         # recommendations, what to change), and a QueryDict per link cost ~1 ms of the page.
-        pairs = [("quant", scenario.quant), ("context", scenario.context), ("gpus", scenario.gpus),
-                 ("batch", scenario.batch), ("kv_dtype", scenario.kv_dtype), ("engine", scenario.engine),
-                 ("offload", "auto" if scenario.offload_pct is None else f"{scenario.offload_pct:g}")]
-        if scenario.gpu_memory_utilization != DEFAULT_GPU_MEMORY_UTILIZATION:  # the form's default otherwise
-            pairs.append(("gpu_memory_utilization", f"{scenario.gpu_memory_utilization:g}"))
-        pairs += self._cost_query
+        pairs = [*scenario_query(scenario), *self._cost_query]
         if self.hardware_form is not None and hardware.slug == self.hardware.slug:
             pairs += CustomHardwareForm.initial_for(hardware).items()
         return f"{self.path_on(hardware.slug)}?{urlencode(pairs)}"

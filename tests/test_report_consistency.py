@@ -922,7 +922,7 @@ def test_answers_about_several_gpus_name_them_all(client, lang, expected):
 
 
 @pytest.mark.parametrize("lang, pattern", [
-    ("en", r"vLLM takes ([\d.]+) GiB of each GPU at start-up \(gpu_memory_utilization 90%\), so a monitor shows that "
+    ("en", r"vLLM takes ([\d.]+) GiB of each GPU at start-up \( --gpu-memory-utilization 0\.9 \), so a monitor shows that "
            r"much in use: it fills the ([\d.]+) GiB .*? a pool of ([\d,]+) tokens"),
     ("de", r"vLLM belegt beim Start ([\d,]+) GiB jeder GPU .*? ein Pool von ([\d.]+) Tokens"),
 ])
@@ -1088,3 +1088,45 @@ def test_a_bf16_page_does_not_call_its_llama_cpp_line_a_stand_in(client):
     text = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
     assert "llama-server -m ./llama-3-1-8b-instruct-BF16.gguf" in text
     assert "the llama.cpp line shows the GGUF equivalent" not in text
+
+
+@pytest.mark.parametrize("lang, pool, lead, share_note", [
+    ("en", "a pool of 4,496 tokens, less than one request of 8,192 tokens, so vLLM refuses --max-model-len 8192",
+     "more than the 39.60 GiB vLLM takes at --gpu-memory-utilization 0.5 : it does not start with that share, but "
+     "does with a larger one (at most 0.99)",
+     "the launch line asks for --gpu-memory-utilization 0.78 , not 0.9"),
+    ("de", "ein Pool von 4.496 Tokens, weniger als eine Anfrage von 8.192 Tokens, also lehnt vLLM --max-model-len 8192 "
+           "ab",
+     "mehr als die 39,60 GiB, die vLLM bei --gpu-memory-utilization 0.5 belegt: Mit diesem Anteil startet es nicht, "
+     "mit einem größeren schon (höchstens 0.99)",
+     "Die Startzeile verlangt --gpu-memory-utilization 0.78 , nicht 0.9"),
+])
+def test_vllm_pages_say_what_its_memory_share_does(client, lang, pool, lead, share_note):
+    """The review of the share field: the pool sentence read "0.5 sequences at 8K" under a verdict that vLLM does not
+    start; the lead blamed the H100 ("more than it holds") for what a share of 0.5 did; a DGX Spark page launched
+    vLLM at 0.9, more than the system leaves free, beside a verdict counted from less."""
+    seventy = "llama-3-3-70b-instruct"
+    text = text_of(client, url(seventy, "h100-80gb-sxm", lang,
+                               query="engine=vllm&quant=FP8&gpu_memory_utilization=0.92"))
+    assert pool in text
+    text = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", lang, query="engine=vllm&gpu_memory_utilization=0.5"))
+    assert lead in text
+    text = text_of(client, url("llama-3-1-8b-instruct", "dgx-spark-gb10-128gb", lang,
+                               query="engine=vllm&quant=BF16&kv_dtype=auto"))
+    assert share_note in text
+    assert "vllm serve meta-llama/Llama-3.1-8B-Instruct \\ --max-model-len 8192 \\ --gpu-memory-utilization 0.78" in text
+
+
+def test_the_compare_page_links_each_column_in_its_configuration_and_prices_vllms_share(client):
+    path = "/en/compare/llama-3-3-70b-instruct/?engine=vllm&quant=FP8&hw=h100-80gb-sxm&hw=a100-80gb-sxm:2"
+
+    def page(share: str) -> str:
+        return client.get(f"{path}&gpu_memory_utilization={share}").content.decode()
+
+    at_08, at_09 = page("0.8"), page("0.9")
+    links = re.findall(r'<th scope="col"><a href="([^"]+)"', at_08)
+    assert len(links) == 2 and all("engine=vllm" in link and "quant=FP8" in link
+                                   and "gpu_memory_utilization=0.8" in link for link in links)
+    assert "gpus=2" in links[1]
+    price = re.compile(r"Price per usable GB.*?\$([\d,.]+)", re.S)
+    assert float(price.search(at_08).group(1).replace(",", "")) > float(price.search(at_09).group(1).replace(",", ""))

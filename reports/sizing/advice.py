@@ -6,9 +6,9 @@ memory plan (and, for the change it proposes, the whole estimate) with it:
 =====================  ===========================================================================================
 code                   change (``FitOption.params``)
 =====================  ===========================================================================================
-``memory_share``       vLLM: a larger ``--gpu-memory-utilization`` (VLLM_ADVISED_UTILIZATIONS, the smallest that
-                       reaches the goal), what vLLM's own start-up error suggests. The accelerator's usable memory
-                       still caps the budget (estimate.engine_usable_bytes). params: utilization, previous, flags
+``memory_share``       vLLM on a discrete GPU: a larger ``--gpu-memory-utilization`` (VLLM_ADVISED_UTILIZATIONS, the
+                       smallest that reaches the goal, else the largest), what vLLM's own start-up error suggests.
+                       params: utilization, previous, flags
 ``kv_8bit``            8-bit KV cache: llama.cpp ``-ctk q8_0 -ctv q8_0`` (q8_0 = 34 bytes per 32 values, ggml-common.h
                        block_q8_0), vLLM ``--kv-cache-dtype fp8`` (1 byte per value). Offered while the cache is
                        16/32-bit. params: kv_dtype, flags, kv_gib_before, kv_gib_after
@@ -83,7 +83,8 @@ MAX_ADVISED_GPUS = 16
 # (vllm#15617 and vLLM's recipes). Beyond it the (1 − utilization) rest, which must hold the CUDA context, the
 # cuBLAS/NCCL workspaces and whatever else runs on the GPU, gets thin: too high a value crashes with out-of-memory
 # instead (vllm#5274), so the advice stops at 0.95.
-VLLM_ADVISED_UTILIZATIONS = (0.92, 0.95)
+# 0.9 is vLLM's default (a lower share the visitor set is restored first).
+VLLM_ADVISED_UTILIZATIONS = (0.9, 0.92, 0.95)
 OPTION_ORDER = ("memory_share", "kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus",
                 "larger_accelerator")
 
@@ -180,18 +181,21 @@ def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **chang
 
 
 def _memory_share(current: Estimate, goal: _Goal) -> FitOption | None:
-    """The smallest advised --gpu-memory-utilization above the current one that reaches the goal (vLLM only)."""
+    """The smallest advised --gpu-memory-utilization above the current one that reaches the goal; when none does,
+    the largest, as a change that only helps (as an 8-bit cache that is not enough). vLLM on discrete GPUs only:
+    on unified memory the share is already what the system leaves free (estimate.vllm_memory_share)."""
     scenario = current.scenario
-    if scenario.engine != "vllm":
+    if scenario.engine != "vllm" or current.hardware.kind == "unified":
         return None
-    for utilization in VLLM_ADVISED_UTILIZATIONS:
-        if utilization <= scenario.gpu_memory_utilization:
-            continue
-        if _reaches(current.model, current.hardware, replace(scenario, gpu_memory_utilization=utilization), goal):
-            params = {"utilization": utilization, "previous": scenario.gpu_memory_utilization,
-                      "flags": f"--gpu-memory-utilization {utilization:g}"}
-            return _option("memory_share", params, _changed(current, gpu_memory_utilization=utilization), goal)
-    return None
+    larger = [value for value in VLLM_ADVISED_UTILIZATIONS if value > scenario.gpu_memory_utilization]
+    if not larger:
+        return None
+    chosen = next((value for value in larger if _reaches(current.model, current.hardware,
+                                                          replace(scenario, gpu_memory_utilization=value), goal)),
+                  larger[-1])
+    params = {"utilization": chosen, "previous": scenario.gpu_memory_utilization,
+              "flags": f"--gpu-memory-utilization {chosen:g}"}
+    return _option("memory_share", params, _changed(current, gpu_memory_utilization=chosen), goal)
 
 
 def _kv_8bit(current: Estimate, goal: _Goal) -> FitOption | None:

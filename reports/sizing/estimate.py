@@ -57,8 +57,8 @@ from .parallelism import (
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
 from .runtime import (
-    VLLM_LARGE_GPU_DEFAULTS, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown, llama_cpp_buffers, runtime_memory,
-    vllm_scheduler_defaults,
+    DEVICE_CONTEXT_BYTES, VLLM_LARGE_GPU_DEFAULTS, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown, llama_cpp_buffers,
+    runtime_memory, vllm_scheduler_defaults,
 )
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 from .throughput import (
@@ -221,11 +221,52 @@ class MemoryPlan:
 
 
 def engine_usable_bytes(hardware: HardwareSpec, scenario: Scenario) -> float:
-    """Usable memory per GPU for this engine (vLLM: also capped by its gpu_memory_utilization budget)."""
-    usable = usable_bytes(hardware)
+    """Usable memory per GPU for this engine. vLLM: the budget it takes, vllm_memory_share × the memory the driver
+    reports, which its KV pool, the verdict and the headroom all count from (the device context sits outside it,
+    runtime.DEVICE_CONTEXT_BYTES)."""
     if scenario.engine == "vllm":
-        usable = min(usable, scenario.gpu_memory_utilization * reported_memory_bytes(hardware))
-    return usable
+        return vllm_memory_share(hardware, scenario) * reported_memory_bytes(hardware)
+    return usable_bytes(hardware)
+
+
+def vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> float:
+    """The --gpu-memory-utilization vLLM runs with on this accelerator: the scenario's, except on unified memory.
+
+    vLLM asks for that share of the whole memory at start-up and refuses to start when less is free
+    (mem_utils.request_memory: "Free memory on device … on startup is less than desired GPU memory utilization").
+    On a unified-memory machine the system keeps what usable_bytes leaves (the fit's rule for every engine), so the
+    page launches vLLM with the largest two-decimal share within it; check_vllm_memory_share refuses a share a
+    discrete GPU cannot give."""
+    share = scenario.gpu_memory_utilization
+    if hardware.kind == "unified":
+        share = min(share, math.floor(usable_bytes(hardware) / reported_memory_bytes(hardware) * 100) / 100)
+    return share
+
+
+def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
+    """The largest two-decimal --gpu-memory-utilization a discrete GPU starts vLLM with: the share must leave the
+    device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it."""
+    total = reported_memory_bytes(hardware)
+    return math.floor((total - DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)) / total * 100) / 100
+
+
+def check_vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> None:
+    """SizingError naming --gpu-memory-utilization when vLLM would ask for more than is free beside the device
+    context on a discrete GPU (unified memory is capped by vllm_memory_share instead)."""
+    if hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi":
+        return  # vllm-gaudi takes its share of the memory free after loading (runtime._vllm_hpu_runtime)
+    largest = vllm_largest_memory_share(hardware)
+    if scenario.gpu_memory_utilization > largest:
+        total = reported_memory_bytes(hardware)
+        context = DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)
+        raise SizingError(
+            f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}: vLLM would ask for "
+            f"{_gib(scenario.gpu_memory_utilization * total)} of {hardware.name}'s {_gib(total)}, more than the "
+            f"{_gib(total - context)} free beside the {hardware.backend} context; it does not start (at most "
+            f"{largest:g})", code="vllm_share_above_free",
+            params={"utilization": scenario.gpu_memory_utilization, "hardware": hardware.name,
+                    "requested_gib": scenario.gpu_memory_utilization * total / GIB, "free_gib": (total - context) / GIB,
+                    "largest": largest})
 
 
 def reported_memory_bytes(hardware: HardwareSpec) -> float:
@@ -704,6 +745,7 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
         # vllm-gguf-plugin maps no deepseek_v4 model type ("Unknown gguf model_type: deepseek_v4", its issue #114).
         raise SizingError(f"--quant {scenario.quant}: vLLM cannot load DeepSeek-V4 GGUF files; it serves the released "
                           "checkpoint (--quant FP8_FP4)", code="dsv4_vllm_no_gguf", params={"quant": scenario.quant})
+    check_vllm_memory_share(hardware, scenario)
     gpus = scenario.gpus
     # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
     # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
@@ -722,7 +764,9 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     unified = hardware.kind == "unified"
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)
-    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
+    share = vllm_memory_share(hardware, scenario)  # unified memory: what the system leaves free
+    runtime = runtime_memory(model, replace(scenario, gpu_memory_utilization=share),
+                             weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
                              backend=hardware.backend, hpu=vllm_platform(hardware) == "intel-gaudi")
     # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
@@ -1265,6 +1309,14 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                            "hidden_multiple": padding.hidden_multiple,
                            "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
                            "checkpoint_gib": weights.total_bytes / GIB}))
+    if scenario.engine == "vllm" and vllm_memory_share(hardware, scenario) < scenario.gpu_memory_utilization:
+        share = vllm_memory_share(hardware, scenario)
+        notes.append(Note("vllm_share_capped_unified",
+                          f"on unified memory vLLM can take only what the system leaves free "
+                          f"({_gib(usable_bytes(hardware))}): --gpu-memory-utilization {share:g}, not "
+                          f"{scenario.gpu_memory_utilization:g}, which would ask for more and not start",
+                          {"utilization": scenario.gpu_memory_utilization, "share": share,
+                           "free_gib": usable_bytes(hardware) / GIB}))
     if scenario.engine == "vllm" and model.multimodal:
         notes.append(Note("vllm_vision_encoder", "vLLM also loads the model's vision encoder, which this estimate "
                           "does not count (its shapes are not parsed): expect somewhat less KV memory"))

@@ -52,6 +52,9 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
                                checkpoint_gib: float
     vLLM's Triton MoE kernel on Hopper swizzles the MXFP4 scales (rows padded), keeps the checkpoint's scales beside
     them and holds the expert biases in fp32 (parallelism.py).
+``vllm_share_capped_unified``  utilization: float (asked), share: float (launched with), free_gib: float
+    vLLM on a unified-memory machine: the share it is launched with is what the system leaves free
+    (estimate.vllm_memory_share), not the larger one asked for, at which it would not start.
 ``vllm_vision_encoder``        (none)
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float

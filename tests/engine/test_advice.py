@@ -8,7 +8,7 @@ import pytest
 
 from reports.sizing.advice import CONTEXT_STEP, OPTION_ORDER, LongestContext, fit_options, longest_context
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import GIB, estimate, plan_memory
+from reports.sizing.estimate import GIB, estimate, plan_memory, vllm_largest_memory_share, vllm_memory_share
 from reports.sizing.fit import TIGHT_BUFFER
 from reports.sizing.specs import Scenario
 from bench import seed_catalog as catalog
@@ -266,3 +266,50 @@ def test_the_interpolated_search_finds_what_bisection_finds(slug, hardware, chan
     steps = (limit - 1) // CONTEXT_STEP
     last = max((n for n in range(1, steps + 1) if runs(n * CONTEXT_STEP)), default=None)
     assert (found.tokens if found else None) == (last * CONTEXT_STEP if last else None)
+
+
+# --- vLLM's memory share ---------------------------------------------------------------------------------------
+
+
+def test_vllm_takes_its_share_of_what_the_driver_reports_and_refuses_more_than_is_free():
+    """The verdict, the headroom and the KV pool count from one budget: share × the 79.19 GiB an H100 reports. A share
+    that leaves no room for the CUDA context (0.29 GiB) does not start: 0.99 is the largest."""
+    model, h100 = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("h100-80gb-sxm")
+    assert vllm_largest_memory_share(h100) == 0.99  # (79.19 − 0.29) / 79.19 = 0.9963
+    for share in (0.9, 0.95, 0.98, 0.99):
+        result = estimate(model, h100, Scenario(engine="vllm", quant="FP8", kv_dtype="auto", context=16_384,
+                                                gpu_memory_utilization=share))
+        assert result.fit.usable_bytes_per_gpu == pytest.approx(share * 79.19 * GIB)
+        assert result.runtime.preallocated_bytes == pytest.approx(result.fit.usable_bytes_per_gpu)
+        # It starts exactly when the pool holds one request of the context (vLLM's own check).
+        assert (result.fit.verdict != "exceeds") == (result.runtime.capacity.kv_tokens >= 16_384), share
+    with pytest.raises(SizingError, match=r"--gpu-memory-utilization 1: .*\(at most 0\.99\)") as refused:
+        estimate(model, h100, Scenario(engine="vllm", quant="FP8", kv_dtype="auto", gpu_memory_utilization=1.0))
+    assert refused.value.code == "vllm_share_above_free"
+
+
+def test_on_unified_memory_vllm_launches_with_what_the_system_leaves_free():
+    # DGX Spark: usable 0.78 × 128 GiB = 99.84 GiB of the 126.70 GiB reported: share 0.78, not the default 0.9.
+    spark, model = catalog.accelerator("dgx-spark-gb10-128gb"), catalog.model(LLAMA_8B)
+    scenario = Scenario(engine="vllm", quant="BF16", kv_dtype="auto")
+    assert vllm_memory_share(spark, scenario) == 0.78
+    result = estimate(model, spark, scenario)
+    assert result.runtime.preallocated_bytes == pytest.approx(0.78 * 128 * 79.19 / 80 * GIB)
+    assert result.fit.usable_bytes_per_gpu == pytest.approx(result.runtime.preallocated_bytes)
+    assert [n.params for n in result.warnings if n.code == "vllm_share_capped_unified"] == [
+        {"utilization": 0.9, "share": 0.78, "free_gib": pytest.approx(99.84)}]
+    assert vllm_memory_share(spark, replace(scenario, gpu_memory_utilization=0.5)) == 0.5
+    assert "memory_share" not in options(LLAMA_8B, spark, replace(scenario, context=131_072, batch=64))
+
+
+def test_memory_share_advice_restores_the_default_first_and_helps_when_nothing_reaches():
+    model, h100 = "llama-3-3-70b-instruct", catalog.accelerator("h100-80gb-sxm")
+    low = options(model, h100, Scenario(engine="vllm", quant="AWQ", kv_dtype="auto", gpu_memory_utilization=0.5))
+    assert low["memory_share"].params["utilization"] == 0.9 and low["memory_share"].resolves
+    # gpt-oss-120b at 8K is tight at 0.9 (64.30 GiB of weights in 71.27): 0.95 leaves the 8 % buffer.
+    tight = options("gpt-oss-120b", h100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"))["memory_share"]
+    assert (tight.params["utilization"], tight.verdict, tight.resolves) == (0.95, "fits", True)
+    # Llama 3.3 70B FP8 at 32K needs 10 GiB of KV beside 67.68 GiB of weights: 0.95 gives 3.96 GiB more room but
+    # not enough; it is listed as a change that helps, as an 8-bit cache that is not enough would be.
+    far = options(model, h100, Scenario(engine="vllm", quant="FP8", kv_dtype="auto", context=32_768))["memory_share"]
+    assert (far.params["utilization"], far.verdict, far.resolves) == (0.95, "exceeds", False)

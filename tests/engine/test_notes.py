@@ -145,6 +145,8 @@ GRID = [
     (lambda: catalog.model("llama-3-3-70b-instruct"), RTX_4090, Scenario(offload_pct=0), ()),
     (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
     (lambda: catalog.model("gpt-oss-120b"), H100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),
+    (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("dgx-spark-gb10-128gb"),
+     Scenario(engine="vllm", quant="BF16", kv_dtype="auto"), ()),  # vLLM's share capped on unified memory
     (lambda: catalog.model("gpt-oss-120b"), catalog.accelerator("a100-80gb-sxm"),
      Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),  # Marlin's padding (Hopper: Triton's layout)
     (lambda: catalog.model("deepseek-v4-flash"), H100, Scenario(gpus=8), ()),
