@@ -156,8 +156,8 @@ def test_the_format_list_offers_expert_only_formats_to_models_with_experts(clien
         return set(re.findall(r'<option value="([^"]+)"', select[:select.index("</select>")]))
 
     dense = offered(client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode())
-    assert {"Q4_K_M", "FP8", "MXFP4_MOE"} <= dense and not {"MXFP4", "FP8_FP4"} & dense
-    assert {"MXFP4", "FP8_FP4"} <= offered(client.get(url("gpt-oss-20b", "rtx-4090")).content.decode())
+    assert {"Q4_K_M", "FP8", "Q8_0"} <= dense and not {"MXFP4", "FP8_FP4", "MXFP4_MOE"} & dense
+    assert {"MXFP4", "FP8_FP4", "MXFP4_MOE"} <= offered(client.get(url("gpt-oss-20b", "rtx-4090")).content.decode())
     # A URL that asks for one anyway keeps it selected beside the engine's reason.
     asked = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="quant=MXFP4"))
     assert asked.status_code == 400

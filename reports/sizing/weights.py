@@ -173,9 +173,10 @@ class SizedTensor:
     nbytes: float
 
 
-# Checkpoint formats that quantize the routed experts only (gpt-oss's MXFP4; DeepSeek-V4's FP4 experts beside FP8):
-# a model without experts has no checkpoint in them.
-EXPERT_ONLY_FORMATS = frozenset({"MXFP4", "FP8_FP4"})
+# Formats that quantize the routed experts only (gpt-oss's MXFP4; DeepSeek-V4's FP4 experts beside FP8): a model
+# without experts has no checkpoint in them (the engine refuses those). llama.cpp's MXFP4_MOE file type stores
+# every other matrix as Q8_0, so a model without experts would be a Q8_0 file under another name: not offered either.
+EXPERT_ONLY_FORMATS = frozenset({"MXFP4", "FP8_FP4", "MXFP4_MOE"})
 
 
 def format_applies_to(spec: ModelSpec, quant: str) -> bool:
