@@ -16,8 +16,9 @@ Decisions made here (each with its reason):
 * ``runtime``: the engine's runtime terms on every GPU (compute buffer and device context per GPU for llama.cpp;
   activation peak, non-torch memory, CUDA graphs and context per rank for vLLM), the host buffers, and the copy
   of a tied output head llama.cpp duplicates onto the output GPU.
-* vLLM can use ``gpu_memory_utilization`` of each GPU, so its usable memory is the smaller of that budget and the
-  catalog's usable share.
+* vLLM's usable memory is the budget it takes, ``gpu_memory_utilization`` × the memory the driver reports
+  (vllm_memory_share: on unified memory no more than the system leaves free; check_vllm_memory_share refuses a
+  share that leaves no room for the device context).
 * Fine-tuning memory uses finetune.py's defaults (sequence 2,048, micro-batch 1, gradient checkpointing): it
   answers "can I adapt this model on this GPU", independent of the serving context.
 """
@@ -1288,27 +1289,24 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                            "usable_gib": plan.fit.usable_bytes_per_gpu / GIB,
                            "usual_share": usable_factor(hardware)}))
     tp = plan.tensor_parallel
-    if tp is not None and tp.mxfp4_padding is not None and tp.mxfp4_padding.scale_row_multiple > 1:
+    if tp is not None and tp.mxfp4_padding is not None:
         padding = tp.mxfp4_padding
-        notes.append(Note("vllm_mxfp4_layout",
-                          f"vLLM's {padding.kernel} MoE kernel keeps the MXFP4 experts' scales twice (swizzled, in rows "
-                          f"padded to a multiple of {padding.scale_row_multiple}, and as in the checkpoint) and their "
-                          f"biases in fp32: {_gib(tp.per_rank_padding_bytes * tp.tp)} more than the checkpoint's "
-                          f"{_gib(weights.total_bytes)}",
-                          {"kernel": padding.kernel, "scale_row_multiple": padding.scale_row_multiple,
-                           "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
-                           "checkpoint_gib": weights.total_bytes / GIB}))
-    elif tp is not None and tp.mxfp4_padding is not None:
-        padding = tp.mxfp4_padding
-        notes.append(Note("vllm_mxfp4_padding",
-                          f"vLLM's {padding.kernel} MoE kernel holds the MXFP4 experts padded (intermediate size to a "
-                          f"multiple of {padding.intermediate_multiple}, hidden size to {padding.hidden_multiple}): "
-                          f"{_gib(tp.per_rank_padding_bytes * tp.tp)} more than the checkpoint's "
-                          f"{_gib(weights.total_bytes)}",
-                          {"kernel": padding.kernel, "intermediate_multiple": padding.intermediate_multiple,
-                           "hidden_multiple": padding.hidden_multiple,
-                           "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
-                           "checkpoint_gib": weights.total_bytes / GIB}))
+        added = f"{_gib(tp.per_rank_padding_bytes * tp.tp)} more than the checkpoint's {_gib(weights.total_bytes)}"
+        amounts = {"kernel": padding.kernel, "padding_gib": tp.per_rank_padding_bytes * tp.tp / GIB,
+                   "checkpoint_gib": weights.total_bytes / GIB}
+        if padding.scale_row_multiple > 1:
+            notes.append(Note("vllm_mxfp4_layout",
+                              f"vLLM's {padding.kernel} MoE kernel keeps the MXFP4 experts' scales twice (swizzled, "
+                              f"in rows padded to a multiple of {padding.scale_row_multiple}, and as in the "
+                              f"checkpoint) and their biases in fp32: {added}",
+                              {**amounts, "scale_row_multiple": padding.scale_row_multiple}))
+        else:
+            notes.append(Note("vllm_mxfp4_padding",
+                              f"vLLM's {padding.kernel} MoE kernel holds the MXFP4 experts padded (intermediate size "
+                              f"to a multiple of {padding.intermediate_multiple}, hidden size to "
+                              f"{padding.hidden_multiple}): {added}",
+                              {**amounts, "intermediate_multiple": padding.intermediate_multiple,
+                               "hidden_multiple": padding.hidden_multiple}))
     if scenario.engine == "vllm" and vllm_memory_share(hardware, scenario) < scenario.gpu_memory_utilization:
         share = vllm_memory_share(hardware, scenario)
         notes.append(Note("vllm_share_capped_unified",
