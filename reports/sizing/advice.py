@@ -80,7 +80,7 @@ KV_8BIT_OR_LESS = frozenset({"q8_0", "q4_0", "fp8", "fp8_e4m3", "fp8_e5m2"})
 MAX_ADVISED_GPUS = 16
 # vLLM refuses to start with "Try increasing `gpu_memory_utilization` or decreasing `max_model_len`" (vllm/v1/core/
 # kv_cache_utils.py) when its budget (default 0.9 of the memory) holds no request; 0.95 is the common raised value
-# (vllm#15617 and vLLM's recipes). Beyond it the (1 − utilization) rest, which must hold the CUDA context, the
+# (the command in vllm#15617, for one). Beyond it the (1 − utilization) rest, which must hold the CUDA context, the
 # cuBLAS/NCCL workspaces and whatever else runs on the GPU, gets thin: too high a value crashes with out-of-memory
 # instead (vllm#5274), so the advice stops at 0.95.
 # 0.9 is vLLM's default (a lower share the visitor set is restored first).
