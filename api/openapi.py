@@ -106,7 +106,8 @@ ESTIMATE_PARAMETERS = [
     _param("offload-pct", "share of weights in system RAM (0–100), or auto", {"type": "string", "default": "auto"}),
     _param("depth", "tokens cached when decode is measured", {"type": "integer", "default": _DEFAULTS.depth}),
     _param("prompt", "prompt tokens for prefill and TTFT", {"type": "integer", "default": _DEFAULTS.prompt}),
-    _param("gpu-memory-utilization", "vLLM: share of each GPU's memory vLLM takes",
+    _param("gpu-memory-utilization", "vLLM: share of each GPU's memory vLLM takes (at most what leaves room for "
+           "the device context; capped on unified memory)",
            {"type": "number", "default": _DEFAULTS.gpu_memory_utilization}),
     _param("max-num-seqs", "vLLM max_num_seqs (default: vLLM's)", {"type": "integer"}),
     _param("max-num-batched-tokens", "vLLM max_num_batched_tokens (default: vLLM's)", {"type": "integer"}),
