@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.sizing.estimate import GGUF_NATIVE_NAMES, MemoryPlan, vllm_parallel_sizes
+from reports.sizing.estimate import GGUF_NATIVE_NAMES, GPUS_PER_SERVER, MemoryPlan, vllm_parallel_sizes
 from reports.sizing.fit import vllm_cpu_offload_gib
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
@@ -78,6 +78,10 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
         # One llama-server drives its own device and one rpc-server per other machine (--rpc host:port,…).
         lines.append("--rpc " + ",".join(f"MACHINE-{n}:{RPC_PORT}" for n in range(2, scenario.gpus + 1)))
         notes.append("rpc_machines")
+    elif scenario.gpus > GPUS_PER_SERVER:
+        # More GPUs than a server holds (estimate.GPUS_PER_SERVER): llama.cpp reaches the other servers' GPUs through
+        # its RPC backend, one rpc-server each, and splits the layers over all devices as it does locally.
+        notes.append("rpc_servers")
     if scenario.gpus > 1:
         split = placement.tensor_split or (1,) * scenario.gpus  # the plan's split by layer sizes, or an even one
         lines.append("-ts " + ",".join(str(share) for share in split))

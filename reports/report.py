@@ -29,7 +29,7 @@ from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, LongestContext, fit_options, longest_context
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
-    GGUF_OF_NATIVE_FORMAT, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
+    GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
@@ -372,6 +372,8 @@ class ReportPage:
                 if llama else None,
                 vllm_command(self.model, *vllm, platform=vllm_platform(self.hardware),
                              memory_share=vllm_memory_share(self.hardware, vllm[0])) if vllm else None)
+
+    gpus_per_server = GPUS_PER_SERVER
 
     @property
     def vllm_parallel_sizes(self) -> tuple[int, int]:

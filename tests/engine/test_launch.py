@@ -44,3 +44,14 @@ def test_several_unified_memory_machines_are_joined_over_rpc():
     one = Scenario()
     assert not any(line.startswith("--rpc") for line in
                    llama_cpp_command(gemma, one, plan_memory(gemma, mac, one), separate_machines=True).lines)
+
+
+def test_more_gpus_than_a_server_holds_are_reached_over_rpc():
+    """16 × H100 are two HGX servers of 8: llama.cpp reaches the second server's GPUs through rpc-server, which the
+    command's note says; 8 GPUs are one server."""
+    deepseek, h100 = catalog.model("deepseek-v3-0324"), catalog.accelerator("h100-80gb-sxm")
+    notes = {}
+    for gpus in (8, 16):
+        scenario = Scenario(quant="Q8_0", gpus=gpus)
+        notes[gpus] = llama_cpp_command(deepseek, scenario, plan_memory(deepseek, h100, scenario)).note_codes
+    assert "rpc_servers" in notes[16] and "rpc_servers" not in notes[8]
