@@ -41,11 +41,11 @@ def sizing_error_text(error: SizingError) -> str:
             "llama.cpp.")
         % p,
         "vllm_share_above_free": lambda: gettext(
-            "vLLM would ask for %(requested)s GiB of %(hardware)s, more than the %(free)s GiB free beside the GPU's "
-            "context: it does not start. Choose at most %(largest)s.") % {
+            "vLLM would ask for %(requested)s GiB of the %(total)s GiB of %(hardware)s, but the GPU driver (the CUDA "
+            "or ROCm context) holds some of it before vLLM measures what is free: it does not start. Choose at most "
+            "%(largest)s.") % {
                 **p, "requested": formatting.number(p["requested_gib"], get_language(), 2),
-                "free": formatting.number(p["free_gib"], get_language(), 2),
-                "largest": formatting.number(p["largest"], get_language(), 2)},
+                "total": formatting.number(p["total_gib"], get_language(), 2), "largest": f"{p['largest']:g}"},
         "dsv4_vllm_no_gguf": lambda: gettext(
             "vLLM cannot load DeepSeek-V4 GGUF files; it serves the released checkpoint. Choose FP8_FP4.") % p,
         "dsv4_vllm_kv_fp8": lambda: gettext(
@@ -58,7 +58,7 @@ def sizing_error_text(error: SizingError) -> str:
             "estimates without them, has no backend for %(hardware)s, so no engine this calculator models sizes "
             "%(model)s there.")) % p,
         "mxfp4_needs_moe": lambda: gettext(
-            "MXFP4 checkpoints quantize MoE experts, and %(model)s has none. Choose another format.") % p,
+            "%(quant)s checkpoints quantize MoE experts, and %(model)s has none. Choose another format.") % p,
         "tp_not_divisible": lambda: gettext(
             "%(gpus)s GPUs cannot split the model evenly: its %(count)s %(what)s are not divisible by %(gpus)s "
             "(vLLM splits them across the GPUs). Choose another GPU count.") % {**p, "what": what},

@@ -204,9 +204,9 @@ class ReportPage:
                 "share_too_small": self._share_too_small(base, plan_short)}
 
     def _share_too_small(self, scenario: Scenario, plan: MemoryPlan) -> dict | None:
-        """Under vLLM on a discrete GPU, when the visitor's --gpu-memory-utilization is why it does not start and
-        the largest share vLLM starts with would hold it: that share and the budget the current one gives."""
-        if scenario.engine != "vllm" or plan.runs or self.hardware.kind == "unified":
+        """Under vLLM, when the visitor's --gpu-memory-utilization is why it does not start and the largest share
+        vLLM starts with here would hold it: that share and the budget the current one gives."""
+        if scenario.engine != "vllm" or plan.runs:
             return None
         largest = vllm_largest_memory_share(self.hardware)
         if scenario.gpu_memory_utilization >= largest:
@@ -602,10 +602,13 @@ class ReportPage:
 
     @cached_property
     def longest_context_url(self) -> str:
-        """This configuration at the longest context that fits ("" when that is the current one, or none fits)."""
+        """This configuration at the longest context that fits ("" when that is the current one, none fits or the
+        model's limit is not published)."""
         longest, scenario = self.longest_context, self.estimate.scenario if self.estimate else None
         if longest is None or scenario is None or longest.tokens == scenario.context:
             return ""
+        if longest.limit is None:
+            return ""  # the model's own limit is not known: a link could ask for more than the model takes
         return self.configured_url(self.hardware, replace(scenario, context=longest.tokens))
 
     # ---- sections 6 and 7

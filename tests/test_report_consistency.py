@@ -1130,3 +1130,23 @@ def test_the_compare_page_links_each_column_in_its_configuration_and_prices_vllm
     assert "gpus=2" in links[1]
     price = re.compile(r"Price per usable GB.*?\$([\d,.]+)", re.S)
     assert float(price.search(at_08).group(1).replace(",", "")) > float(price.search(at_09).group(1).replace(",", ""))
+
+
+@pytest.mark.parametrize("path", [
+    "/en/report/llama-3-1-8b-instruct/rtx-4090/?quant=Q4_K_M&engine=vllm&gpu_memory_utilization=0.98",
+    "/de/report/qwen3-8b/rtx-4090/?engine=vllm&quant=AWQ&gpu_memory_utilization=0.98",
+    "/en/report/qwen3-8b/h100-80gb-sxm/?quant=Q4_K_M&engine=vllm&gpu_memory_utilization=0.99",
+])
+def test_a_share_some_catalog_cards_refuse_still_renders_the_page(client, path):
+    """0.98 and 0.99 are valid on these cards but not on smaller ones the recommendations and the matrix search:
+    the page answered 500 when one of them was sized."""
+    assert client.get(path).status_code == 200
+
+
+def test_the_context_filter_groups_sizes_without_a_short_form(client):
+    from reports.templatetags.fmt import ctx
+    from django.utils import translation
+    with translation.override("en"):
+        assert (ctx(8192), ctx(68864), ctx(128000)) == ("8K", "68,864", "128K")
+    with translation.override("de"):
+        assert ctx(68864) == "68.864"

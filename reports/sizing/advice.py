@@ -6,9 +6,9 @@ memory plan (and, for the change it proposes, the whole estimate) with it:
 =====================  ===========================================================================================
 code                   change (``FitOption.params``)
 =====================  ===========================================================================================
-``memory_share``       vLLM on a discrete GPU: a larger ``--gpu-memory-utilization`` (VLLM_ADVISED_UTILIZATIONS, the
-                       smallest that reaches the goal, else the largest), what vLLM's own start-up error suggests.
-                       params: utilization, previous, flags
+``memory_share``       vLLM: a larger ``--gpu-memory-utilization`` (VLLM_ADVISED_UTILIZATIONS up to the largest it
+                       starts with here, the smallest that reaches the goal, else the largest), what vLLM's own
+                       start-up error suggests. params: utilization, previous, flags
 ``kv_8bit``            8-bit KV cache: llama.cpp ``-ctk q8_0 -ctv q8_0`` (q8_0 = 34 bytes per 32 values, ggml-common.h
                        block_q8_0), vLLM ``--kv-cache-dtype fp8`` (1 byte per value). Offered while the cache is
                        16/32-bit. params: kv_dtype, flags, kv_gib_before, kv_gib_after
@@ -55,6 +55,7 @@ from .estimate import (
     fitting_plan,
     gpu_demand_bytes,
     plan_memory,
+    vllm_largest_memory_share,
     vllm_platform,
 )
 from .fit import TIGHT_BUFFER, Verdict, first_true, usable_factor, verdict_for
@@ -182,12 +183,15 @@ def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **chang
 
 def _memory_share(current: Estimate, goal: _Goal) -> FitOption | None:
     """The smallest advised --gpu-memory-utilization above the current one that reaches the goal; when none does,
-    the largest, as a change that only helps (as an 8-bit cache that is not enough). vLLM on discrete GPUs only:
-    on unified memory the share is already what the system leaves free (estimate.vllm_memory_share)."""
+    the largest, as a change that only helps (as an 8-bit cache that is not enough). Never above what vLLM starts
+    with on this accelerator (estimate.vllm_largest_memory_share: on unified memory, what the system leaves free)."""
     scenario = current.scenario
-    if scenario.engine != "vllm" or current.hardware.kind == "unified":
+    if scenario.engine != "vllm":
         return None
-    larger = [value for value in VLLM_ADVISED_UTILIZATIONS if value > scenario.gpu_memory_utilization]
+    largest = vllm_largest_memory_share(current.hardware)
+    advised = sorted({value for value in VLLM_ADVISED_UTILIZATIONS if value <= largest}
+                     | ({largest} if largest < VLLM_ADVISED_UTILIZATIONS[-1] else set()))
+    larger = [value for value in advised if value > scenario.gpu_memory_utilization]
     if not larger:
         return None
     chosen = next((value for value in larger if _reaches(current.model, current.hardware,

@@ -236,37 +236,50 @@ def vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> float:
     vLLM asks for that share of the whole memory at start-up and refuses to start when less is free
     (mem_utils.request_memory: "Free memory on device … on startup is less than desired GPU memory utilization").
     On a unified-memory machine the system keeps what usable_bytes leaves (the fit's rule for every engine), so the
-    page launches vLLM with the largest two-decimal share within it; check_vllm_memory_share refuses a share a
-    discrete GPU cannot give."""
+    page launches vLLM with at most vllm_largest_memory_share; check_vllm_memory_share refuses a share a discrete
+    GPU cannot give."""
     share = scenario.gpu_memory_utilization
     if hardware.kind == "unified":
-        share = min(share, math.floor(usable_bytes(hardware) / reported_memory_bytes(hardware) * 100) / 100)
+        share = min(share, vllm_largest_memory_share(hardware))
     return share
 
 
+# Whatever the backend, its runtime holds some device memory before vLLM measures what is free, so the whole memory
+# is never free: where no device context is modelled (DEVICE_CONTEXT_BYTES), the largest share is still below 1.
+VLLM_LARGEST_SHARE = 0.99
+
+
 def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
-    """The largest two-decimal --gpu-memory-utilization a discrete GPU starts vLLM with: the share must leave the
-    device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it."""
+    """The largest two-decimal --gpu-memory-utilization vLLM starts with here: on a discrete GPU the share must leave
+    the device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it;
+    on unified memory it is what the system leaves free (usable_bytes)."""
     total = reported_memory_bytes(hardware)
-    return math.floor((total - DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)) / total * 100) / 100
+    if hardware.kind == "unified":
+        return math.floor(usable_bytes(hardware) / total * 100) / 100
+    beside_context = math.floor((total - DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)) / total * 100) / 100
+    return min(beside_context, VLLM_LARGEST_SHARE)
+
+
+def vllm_memory_share_refused(hardware: HardwareSpec, scenario: Scenario) -> bool:
+    """Whether vLLM would ask a discrete GPU for more than is free beside its device context (not under vllm-gaudi,
+    which takes its share of the memory free after loading; unified memory is capped by vllm_memory_share)."""
+    return (scenario.engine == "vllm" and hardware.kind != "unified"
+            and vllm_platform(hardware) != "intel-gaudi"
+            and scenario.gpu_memory_utilization > vllm_largest_memory_share(hardware))
 
 
 def check_vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> None:
-    """SizingError naming --gpu-memory-utilization when vLLM would ask for more than is free beside the device
-    context on a discrete GPU (unified memory is capped by vllm_memory_share instead)."""
-    if hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi":
-        return  # vllm-gaudi takes its share of the memory free after loading (runtime._vllm_hpu_runtime)
-    largest = vllm_largest_memory_share(hardware)
-    if scenario.gpu_memory_utilization > largest:
+    """SizingError naming --gpu-memory-utilization when vllm_memory_share_refused."""
+    if vllm_memory_share_refused(hardware, scenario):
+        largest = vllm_largest_memory_share(hardware)
         total = reported_memory_bytes(hardware)
-        context = DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)
         raise SizingError(
             f"--gpu-memory-utilization {scenario.gpu_memory_utilization:g}: vLLM would ask for "
-            f"{_gib(scenario.gpu_memory_utilization * total)} of {hardware.name}'s {_gib(total)}, more than the "
-            f"{_gib(total - context)} free beside the {hardware.backend} context; it does not start (at most "
-            f"{largest:g})", code="vllm_share_above_free",
+            f"{_gib(scenario.gpu_memory_utilization * total)} of {hardware.name}'s {_gib(total)}, but the device "
+            f"runtime ({hardware.backend}) holds some of it before vLLM measures what is free: it does not start "
+            f"(at most {largest:g})", code="vllm_share_above_free",
             params={"utilization": scenario.gpu_memory_utilization, "hardware": hardware.name,
-                    "requested_gib": scenario.gpu_memory_utilization * total / GIB, "free_gib": (total - context) / GIB,
+                    "requested_gib": scenario.gpu_memory_utilization * total / GIB, "total_gib": total / GIB,
                     "largest": largest})
 
 
@@ -405,6 +418,8 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     """
     if not engine_runs_on(scenario.engine, hardware) or not format_runs_on(scenario.engine, scenario.quant, hardware):
         return False
+    if vllm_memory_share_refused(hardware, scenario):
+        return False  # the share is refused on this accelerator alone: the demand shared by its kind says nothing
     if scenario.engine == "vllm" and vllm_platform(hardware) == "intel-gaudi":
         # vllm-gaudi's usable memory depends on the weights (runtime._vllm_hpu_runtime): no shared shortcut.
         try:
@@ -777,8 +792,13 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     # gpu_memory_utilization × total, so "it starts" here is "its pool holds one request" there; vllm-gaudi's budget
     # is a share of the memory free after loading, which the device context has already left (all its terms count).
     per_rank_runtime = runtime.device_bytes if runtime.unused_bytes else runtime.device_bytes_in_kv_budget
+    # The pool hands a request whole blocks (VllmKvCapacity.request_bytes): at least the sequence's KV, more where a
+    # hybrid model's padded layer groups take blocks for layers they do not have.
+    one_request = kv.per_rank_bytes / scenario.batch
+    if runtime.capacity is not None:
+        one_request = max(one_request, runtime.capacity.request_bytes)
     placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes,
-                                      per_rank_kv=kv.per_rank_bytes / scenario.batch,
+                                      per_rank_kv=one_request,
                                       per_rank_runtime=per_rank_runtime, gpus=gpus, unified=unified,
                                       offload_pct=scenario.offload_pct)
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes

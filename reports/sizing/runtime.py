@@ -148,6 +148,14 @@ class VllmKvCapacity:
     blocks_per_request: int  # at max_model_len
     kv_tokens: int  # "GPU KV cache size: N tokens" (num_blocks // groups × block_size)
     max_concurrency: float  # "Maximum concurrency for L tokens per request"
+    block_bytes: float = 0.0  # what one block of the pool costs (all the layers it serves)
+
+    @property
+    def request_bytes(self) -> float:
+        """What one request at max_model_len takes of the pool: its blocks, at what a block costs. Above the
+        request's own KV bytes where the blocks round up, and for hybrid models, whose layer groups are padded to
+        one size (a group of sliding-window layers takes blocks for layers it does not have)."""
+        return self.blocks_per_request * self.block_bytes
 
 
 @dataclass(frozen=True)
@@ -499,7 +507,7 @@ def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: 
         num_blocks = int(available // page_all)
         per_request = vllm_blocks_per_request(None, max_model_len, max_num_batched_tokens)
         return VllmKvCapacity(available_bytes, page_all, 1, 1, num_blocks, per_request,
-                              num_blocks * VLLM_BLOCK_SIZE, num_blocks / per_request)
+                              num_blocks * VLLM_BLOCK_SIZE, num_blocks / per_request, page_all)
     return _hybrid_capacity(kinds, available, available_bytes, max_model_len, max_num_batched_tokens)
 
 
@@ -514,7 +522,7 @@ def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) 
     num_blocks = int(max(0.0, available_bytes) // pool_block) if pool_block else 0
     per_request = -(-max_model_len // block_tokens) + fixed_blocks
     return VllmKvCapacity(available_bytes, pool_block, len(growing), 1, num_blocks, per_request,
-                          num_blocks * block_tokens, num_blocks / per_request)
+                          num_blocks * block_tokens, num_blocks / per_request, pool_block)
 
 
 def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes: float, max_model_len: int,
@@ -546,7 +554,7 @@ def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes:
         -(-k.layers // group_size) * _pages_per_request(k, block_sizes[k.kind], max_model_len, mnbt) for k in kinds)
     tokens = num_blocks // num_groups * min(block_sizes.values())
     return VllmKvCapacity(available_bytes, page, group_size, num_groups, num_blocks, per_request, tokens,
-                          num_blocks / per_request)
+                          num_blocks / per_request, page * group_size)
 
 
 def _pages_per_request(kind: _LayerKind, block_size: int, max_model_len: int, mnbt: int) -> int:

@@ -208,8 +208,8 @@ def _sized_tensors(
         )
     if not format_applies_to(spec, fmt.name):
         raise SizingError(
-            f"--quant {fmt.name}: {spec.slug} has no MoE experts (MXFP4 checkpoints quantize experts)",
-            code="mxfp4_needs_moe", params={"model": spec.name})
+            f"--quant {fmt.name}: {spec.slug} has no MoE experts ({fmt.name} checkpoints quantize experts)",
+            code="mxfp4_needs_moe", params={"model": spec.name, "quant": fmt.name})
     return tuple(SizedTensor(t, fmt.name, nbytes)
                  for t, nbytes in zip(tensors, _native_bytes(fmt, tensors, spec.checkpoint_quant_method)))
 

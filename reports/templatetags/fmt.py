@@ -151,10 +151,12 @@ def tokens(value) -> str:
 
 @register.filter
 def ctx(value) -> str:
-    """A context size the short way: 8K, 128K, 1M."""
+    """A context size the short way: 8K, 128K, 1M; a size that has no short form (68864) with the locale's
+    grouping, as |tokens writes it."""
     if value in (None, ""):
         return gettext("not published")
-    return context_label(int(value))
+    label = context_label(int(value))
+    return tokens(int(value)) if label.isdigit() else label
 
 
 @register.filter

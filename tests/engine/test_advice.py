@@ -8,7 +8,9 @@ import pytest
 
 from reports.sizing.advice import CONTEXT_STEP, OPTION_ORDER, LongestContext, fit_options, longest_context
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import GIB, estimate, plan_memory, vllm_largest_memory_share, vllm_memory_share
+from reports.sizing.estimate import (
+    GIB, estimate, fits, plan_memory, vllm_largest_memory_share, vllm_memory_share,
+)
 from reports.sizing.fit import TIGHT_BUFFER
 from reports.sizing.specs import Scenario
 from bench import seed_catalog as catalog
@@ -299,6 +301,7 @@ def test_on_unified_memory_vllm_launches_with_what_the_system_leaves_free():
     assert [n.params for n in result.warnings if n.code == "vllm_share_capped_unified"] == [
         {"utilization": 0.9, "share": 0.78, "free_gib": pytest.approx(99.84)}]
     assert vllm_memory_share(spark, replace(scenario, gpu_memory_utilization=0.5)) == 0.5
+    # At the default 0.9 the share is already capped: there is no larger one to advise.
     assert "memory_share" not in options(LLAMA_8B, spark, replace(scenario, context=131_072, batch=64))
 
 
@@ -313,3 +316,39 @@ def test_memory_share_advice_restores_the_default_first_and_helps_when_nothing_r
     # not enough; it is listed as a change that helps, as an 8-bit cache that is not enough would be.
     far = options(model, h100, Scenario(engine="vllm", quant="FP8", kv_dtype="auto", context=32_768))["memory_share"]
     assert (far.params["utilization"], far.verdict, far.resolves) == (0.95, "exceeds", False)
+
+
+def test_a_share_one_accelerator_refuses_is_not_taken_from_another_of_its_kind():
+    """0.98 starts vLLM on an RTX 4090 ((23.76 − 0.29) / 23.76 GiB = 0.9876) but not on an RTX 3060 12GB (0.9753):
+    the 3060 must not borrow the 4090's demand (both are CUDA cards under 70 GiB, one kind for the shared demand),
+    or a recommendation sized it and the plan then refused it (a 500 on the page)."""
+    scenario = Scenario(engine="vllm", quant="Q4_K_M", kv_dtype="auto", gpu_memory_utilization=0.98)
+    model = catalog.model(LLAMA_8B)
+    assert vllm_largest_memory_share(RTX_4090) == 0.98 and vllm_largest_memory_share(RTX_3060) == 0.97
+    assert fits(model, RTX_4090, scenario) and not fits(model, RTX_3060, scenario)
+    # No device context is modelled for SYCL: the whole memory is still never free.
+    assert vllm_largest_memory_share(catalog.accelerator("arc-pro-b60-24gb")) == 0.99
+
+
+def test_a_request_takes_whole_pool_blocks_so_hybrid_models_start_only_when_the_pool_holds_one():
+    """Gemma 3 27B (52 sliding-window layers beside 10 global ones) and Qwen3.5 27B (gated delta-net beside full
+    attention): vLLM pads their layer groups to one size, so a request takes more of the pool than its own KV bytes.
+    The verdict counts the blocks, so "starts" is "the pool holds one request" there too, and the longest context
+    is where that stops."""
+    for slug in ("gemma-3-27b-it", "qwen3-5-27b"):
+        model = catalog.model(slug)
+        scenario = Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")
+        longest = longest_context(model, RTX_4090, scenario)
+        for context in (longest.tokens, longest.tokens + CONTEXT_STEP):
+            result = estimate(model, RTX_4090, replace(scenario, context=context))
+            assert (result.fit.verdict != "exceeds") == (result.runtime.capacity.max_concurrency >= 1), context
+        assert estimate(model, RTX_4090, replace(scenario, context=longest.tokens)).fit.verdict != "exceeds"
+        assert estimate(model, RTX_4090, replace(scenario, context=longest.tokens + CONTEXT_STEP)).fit.verdict == (
+            "exceeds")
+
+
+def test_on_unified_memory_the_advice_raises_the_share_to_what_the_system_leaves_free():
+    spark = catalog.accelerator("dgx-spark-gb10-128gb")
+    low = options("gpt-oss-120b", spark, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto",
+                                                    gpu_memory_utilization=0.5))
+    assert low["memory_share"].params["utilization"] == 0.78 and low["memory_share"].resolves
