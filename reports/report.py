@@ -416,6 +416,11 @@ class ReportPage:
         quant = e.scenario.quant
         if engine == "llama.cpp":
             quant = GGUF_OF_NATIVE_FORMAT.get(quant, quant)  # gpt-oss's MXFP4 checkpoint is its MXFP4_MOE GGUF
+        elif native_format(self.model) in GGUF_OF_NATIVE_FORMAT and quant == GGUF_OF_NATIVE_FORMAT[
+                native_format(self.model)]:
+            # The GGUF of the released precision (gpt-oss's MXFP4_MOE, an FP16 release's F16): vLLM serves the
+            # release itself (vllm serve openai/gpt-oss-20b), not that GGUF through its experimental plugin.
+            quant = native_format(self.model)
         if engine == "vllm" and self.model.compressed_attention is not None:
             kv_dtype = default_kv_dtype(self.model, engine)  # fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
             if quant_format(quant).family.startswith("gguf"):

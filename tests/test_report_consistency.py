@@ -322,11 +322,12 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "publishes Q4_K_M, Q8_0, F16, no BF16 file: choose one of those formats" in bf16_gemma
     native = text_of(client, url("gpt-oss-120b", "h100-80gb-sxm", query="quant=MXFP4_MOE"))
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF \\" in native  # one file type: no tag, as the guide has it
-    assert "vllm serve ggml-org/gpt-oss-120b-GGUF:MXFP4_MOE" in native
+    assert "vllm serve openai/gpt-oss-120b \\" in native  # the release's own GGUF: vLLM serves the release
     bf16 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=BF16"))
     assert "llama-server -m ./gemma-3-27b-it-BF16.gguf" in bf16
     q8 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=Q8_0"))
     assert "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8
+    assert "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8  # vLLM's GGUF plugin takes repo:type
     glm = text_of(client, url("glm-4-5", "instinct-mi325x-256gb"))  # listing unknown: the tag is asked for
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
 

@@ -414,6 +414,8 @@ def test_gpt_oss_opens_with_the_gguf_its_repository_publishes_and_its_release_un
     body = client.get(f"/{lang}/report/gpt-oss-20b/rtx-4090/").content.decode()
     assert '<option value="MXFP4_MOE" selected>' in body
     assert "llama-server -hf ggml-org/gpt-oss-20b-GGUF" in body
+    # The llama.cpp page's vLLM line serves the release too, not that GGUF through vLLM's plugin.
+    assert "vllm serve openai/gpt-oss-20b" in body and "vllm serve ggml-org" not in body
     formats = _matrix_formats(body)
     assert formats[0] == "MXFP4_MOE" and "MXFP4" not in formats
     vllm = client.get(f"/{lang}/report/gpt-oss-120b/h100-80gb-sxm/?engine=vllm&context=32768").content.decode()
