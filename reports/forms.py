@@ -6,8 +6,8 @@ import re
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator
-from django.utils.translation import get_language
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.forms import MAX_CONFIG_BYTES, load_config_json
@@ -134,12 +134,26 @@ class ConfiguratorForm(forms.Form):
             context.validators.append(MaxValueValidator(max_context, _(
                 "This model supports at most %(limit)s tokens.") % {
                     "limit": formatting.number(max_context, get_language())}))
+        self._localize_share_limits()
         presets = [n for n in CONTEXT_PRESETS if max_context is None or n <= max_context]
         if max_context and max_context not in presets:
             presets.append(max_context)
         self._keep_current_value(context, presets, context_label)
         self._keep_current_value(self.fields["gpus"], list(GPU_COUNTS), str)
         self._keep_current_value(self.fields["batch"], list(BATCH_PRESETS), str)
+
+    def _localize_share_limits(self) -> None:
+        """The share's range in the visitor's number format ("mindestens 0,1"): Django's own messages, with the
+        limit formatted here (its validators would write the Decimal as it is). New validators, not edited ones:
+        a form's fields copy the list, not the validators in it."""
+        field, language = self.fields["gpu_memory_utilization"], get_language()
+        field.validators = [v for v in field.validators if not isinstance(v, MinValueValidator | MaxValueValidator)]
+        field.validators += [
+            MinValueValidator(field.min_value, gettext("Ensure this value is greater than or equal to %(limit_value)s.")
+                              % {"limit_value": formatting.number(field.min_value, language, 1)}),
+            MaxValueValidator(field.max_value, gettext("Ensure this value is less than or equal to %(limit_value)s.")
+                              % {"limit_value": formatting.number(field.max_value, language, 0)}),
+        ]
 
     def _keep_current_value(self, field: forms.Field, presets: list[int], label) -> None:
         """Show a valid non-preset value (from a shared URL) as a selected option instead of dropping it."""

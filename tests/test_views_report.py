@@ -183,6 +183,13 @@ def test_the_longest_context_that_fits_is_shown_linked_and_answered(client, db, 
     assert 'class="card fit verdict-tight"' in applied_body or 'class="card fit verdict-fits"' in applied_body
 
 
+def test_the_shares_range_is_written_in_the_visitors_number_format(client, db):
+    body = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/?engine=vllm&kv_dtype=auto"
+                      "&gpu_memory_utilization=0.05").content.decode()
+    error = re.search(r'<div id="id_gpu_memory_utilization_error"[^>]*>(.*?)</div>', body, re.S).group(1)
+    assert "0,1" in error and "0.1" not in error
+
+
 def test_unknown_slugs_are_404(client, db):
     assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
     assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404
