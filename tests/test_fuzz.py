@@ -37,8 +37,9 @@ FUZZ = settings(deadline=None, database=None,
                                        HealthCheck.data_too_large])
 
 # Query keys the pages read (reports/forms.py, reports/pages.py table state and search form), plus strangers.
-PAGE_KEYS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "hours", "budget", "kwh",
-             "sort", "order", "vendor", "fits", "model", "hardware", "q", "page", "language", "next", "format")
+PAGE_KEYS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization", "hours",
+             "budget", "kwh", "sort", "order", "vendor", "fits", "model", "hardware", "q", "page", "language", "next",
+             "format")
 
 SCRIPT = "<script>alert(1)</script>"
 LONG = 10_000
