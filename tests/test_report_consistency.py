@@ -1151,3 +1151,15 @@ def test_the_context_filter_groups_sizes_without_a_short_form(client):
         assert (ctx(8192), ctx(68864), ctx(128000)) == ("8K", "68,864", "128K")
     with translation.override("de"):
         assert ctx(68864) == "68.864"
+
+
+def test_a_positive_amount_below_the_last_digit_is_not_written_as_zero():
+    """A shape-less model's automatic offload moves exactly the excess: Qwen3.5 9B at 274,432 tokens on an RTX 4090
+    read "runs with 0.00 GiB in system RAM"."""
+    from django.utils import translation
+    from reports.templatetags.fmt import gib
+    with translation.override("en"):
+        assert (gib(3 * 2**20), gib(0), gib(6 * 2**20), gib(2**30, 1)) == ("<0.01 GiB", "0.00 GiB", "0.01 GiB",
+                                                                            "1.0 GiB")
+    with translation.override("de"):
+        assert gib(3 * 2**20) == "<0,01 GiB"

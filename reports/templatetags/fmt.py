@@ -91,10 +91,15 @@ GIB = 2**30
 
 @register.filter
 def gib(value, digits: int = 2) -> str:
-    """Bytes as GiB (2^30) with `digits` decimals: 4.58 GiB."""
+    """Bytes as GiB (2^30) with `digits` decimals: 4.58 GiB. A positive amount below the last digit reads "<0.01 GiB",
+    not "0.00 GiB" (a shape-less model's automatic offload moves exactly the excess, which can be a few MiB)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"{formatting.number(value / GIB, get_language(), int(digits))} GiB"
+    digits = int(digits)
+    step = 10 ** -digits
+    if 0 < value / GIB < step / 2:
+        return f"<{formatting.number(step, get_language(), digits)} GiB"
+    return f"{formatting.number(value / GIB, get_language(), digits)} GiB"
 
 
 @register.filter
