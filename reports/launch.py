@@ -89,6 +89,8 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
         notes.append("not_gguf")  # llama.cpp loads GGUF files only (a BF16 GGUF is one)
     if not model.has_shapes and placement.offloaded_bytes > 0:
         notes.append("ngl_unknown")  # no layer shapes: how many layers fit is not known
+    if placement.mode == "explicit" and plan.fit.verdict == "exceeds":
+        notes.append("offload_short")  # the share the visitor set leaves more on the GPUs than they hold
     return LaunchCommand("llama.cpp", tuple(lines), tuple(notes))
 
 

@@ -20,6 +20,9 @@ code                   change (``FitOption.params``)
 ``moe_offload``        llama.cpp, MoE model, discrete GPUs: routed experts of the first N blocks in system RAM
                        (``--n-cpu-moe N``, the smallest N that reaches the goal; fit.place_llama_cpp). Decode then
                        reads those experts at system-RAM speed. params: n_cpu_moe, blocks, flags, offloaded_gib
+``more_offload``       an offload the visitor set (``--offload-pct``) that leaves the GPUs short: the smallest of the
+                       configurator's presets (OFFLOAD_STEPS) above it that reaches the goal. Not on unified
+                       memory (one pool). params: offload_pct, previous
 ``more_gpus``          the smallest count of the same accelerator, up to MAX_ADVISED_GPUS, that reaches the goal
                        (vLLM: counts its tensor-parallel split rejects are skipped). params: gpus, added
 ``larger_accelerator`` one GPU of the catalog accelerator with more usable memory that reaches the goal: smallest
@@ -86,8 +89,10 @@ MAX_ADVISED_GPUS = 16
 # instead (vllm#5274), so the advice stops at 0.95.
 # 0.9 is vLLM's default (a lower share the visitor set is restored first).
 VLLM_ADVISED_UTILIZATIONS = (0.9, 0.92, 0.95)
-OPTION_ORDER = ("memory_share", "kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_gpus",
-                "larger_accelerator")
+# The configurator's offload presets in percent (forms.OFFLOAD_CHOICES without "auto" and 0).
+OFFLOAD_STEPS = tuple(range(10, 100, 10))
+OPTION_ORDER = ("memory_share", "kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_offload",
+                "more_gpus", "larger_accelerator")
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,7 @@ def fit_options(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, *,
         _shorter_context(current, goal),
         _smaller_format(current, goal),
         _moe_offload(current, goal),
+        _more_offload(current, goal),
         _more_gpus(current, goal),
         _larger_accelerator(current, goal, hardware_catalog),
     )
@@ -280,6 +286,20 @@ def _moe_offload(current: Estimate, goal: _Goal) -> FitOption | None:
         return FitOption("moe_offload", params, hardware, scenario, verdict, True, plan.fit.required_bytes,
                          placement.per_gpu_bytes, usable, plan.kv_bytes, placement.offloaded_bytes,
                          speeds.decode.tokens_per_s)
+    return None
+
+
+def _more_offload(current: Estimate, goal: _Goal) -> FitOption | None:
+    """A larger share of the weights in system RAM than the one the visitor set, the smallest preset that reaches
+    the goal (the weights decode at system-RAM speed, which the option's speed shows)."""
+    scenario, hardware = current.scenario, current.hardware
+    if scenario.offload_pct is None or hardware.kind == "unified":
+        return None
+    for pct in OFFLOAD_STEPS:
+        if pct > scenario.offload_pct and _reaches(current.model, hardware,
+                                                   replace(scenario, offload_pct=float(pct)), goal):
+            return _option("more_offload", {"offload_pct": pct, "previous": scenario.offload_pct},
+                           _changed(current, offload_pct=float(pct)), goal)
     return None
 
 

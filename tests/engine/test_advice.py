@@ -352,3 +352,15 @@ def test_on_unified_memory_the_advice_raises_the_share_to_what_the_system_leaves
     low = options("gpt-oss-120b", spark, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto",
                                                     gpu_memory_utilization=0.5))
     assert low["memory_share"].params["utilization"] == 0.78 and low["memory_share"].resolves
+
+
+def test_an_offload_the_visitor_set_too_low_gets_the_smallest_preset_that_holds_it():
+    """Llama 3.3 70B Q4_K_M on an RTX 3090 with 30 % of the weights in system RAM still needs 29.44 GiB on the GPU
+    (22.8 GiB usable); 40 % is not enough either, 50 % fits."""
+    model, rtx_3090 = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("rtx-3090")
+    scenario = Scenario(offload_pct=30.0)
+    assert estimate(model, rtx_3090, scenario).fit.verdict == "exceeds"
+    option = options("llama-3-3-70b-instruct", rtx_3090, scenario)["more_offload"]
+    assert option.params == {"offload_pct": 50, "previous": 30.0} and option.resolves
+    assert estimate(model, rtx_3090, replace(scenario, offload_pct=40.0)).fit.verdict == "exceeds"
+    assert "more_offload" not in options("llama-3-3-70b-instruct", rtx_3090, Scenario())  # automatic: no share set

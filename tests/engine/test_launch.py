@@ -55,3 +55,10 @@ def test_more_gpus_than_a_server_holds_are_reached_over_rpc():
         scenario = Scenario(quant="Q8_0", gpus=gpus)
         notes[gpus] = llama_cpp_command(deepseek, scenario, plan_memory(deepseek, h100, scenario)).note_codes
     assert "rpc_servers" in notes[16] and "rpc_servers" not in notes[8]
+
+
+def test_a_command_whose_offload_leaves_the_gpu_short_says_so():
+    llama, rtx_3090 = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("rtx-3090")
+    short, enough = Scenario(offload_pct=30.0), Scenario(offload_pct=50.0)
+    assert "offload_short" in llama_cpp_command(llama, short, plan_memory(llama, rtx_3090, short)).note_codes
+    assert "offload_short" not in llama_cpp_command(llama, enough, plan_memory(llama, rtx_3090, enough)).note_codes
