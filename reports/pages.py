@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
@@ -656,7 +657,7 @@ def _normalized(text: str) -> str:
     return " ".join(text.casefold().replace("-", " ").replace("_", " ").split())
 
 
-def rank_matches(query: str, candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
+def rank_matches(query: str, candidates: Iterable[Candidate], limit: int | None) -> list[Candidate]:
     """Candidates matching `query`: every word in the name, slug or vendor (best: name starts with it), then,
     when nothing matches that way, the closest names by difflib (typos: "lama 70b", "rtx4900")."""
     words = _normalized(query[:MAX_QUERY_LENGTH]).split()
@@ -674,7 +675,7 @@ def rank_matches(query: str, candidates: Iterable[Candidate], limit: int) -> lis
     return closest(" ".join(words), candidates, limit)
 
 
-def closest(text: str, candidates: Iterable[Candidate], limit: int) -> list[Candidate]:
+def closest(text: str, candidates: Iterable[Candidate], limit: int | None) -> list[Candidate]:
     """The candidates whose slug or name is closest to `text` (difflib ratio), best first."""
     text = _normalized(text[:MAX_QUERY_LENGTH])
     scored = []
@@ -701,6 +702,16 @@ class SearchResults:
     models: tuple[Link, ...]
     hardware: tuple[Link, ...]
     reports: tuple[Link, ...]  # model × accelerator reports for the best matches of both queries
+    more_models: int = 0  # matches beyond the limit
+    more_hardware: int = 0
+
+    @property
+    def all_results_query(self) -> str:
+        """The query string of the search page that lists every match (one ?q= when both queries are one)."""
+        if self.model_query == self.hardware_query:
+            return urlencode({"q": self.model_query})
+        return urlencode({key: value for key, value in (("model", self.model_query),
+                                                        ("hardware", self.hardware_query)) if value})
 
     @property
     def searched(self) -> bool:
@@ -712,10 +723,14 @@ class SearchResults:
         return " · ".join(dict.fromkeys(query for query in (self.model_query, self.hardware_query) if query))
 
 
-def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str) -> SearchResults:
+def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str,
+           limit: int | None = SEARCH_LIMIT) -> SearchResults:
+    """Matches of both queries, at most ``limit`` of each (None: all, the submitted search page), with how many
+    more there are, so the list as you type can say so and link to all of them."""
     model_query, hardware_query = model_query.strip()[:MAX_QUERY_LENGTH], hardware_query.strip()[:MAX_QUERY_LENGTH]
-    models = rank_matches(model_query, model_candidates(catalog), SEARCH_LIMIT)
-    hardware = rank_matches(hardware_query, hardware_candidates(catalog), SEARCH_LIMIT)
+    all_models = rank_matches(model_query, model_candidates(catalog), None)
+    all_hardware = rank_matches(hardware_query, hardware_candidates(catalog), None)
+    models, hardware = all_models[:limit], all_hardware[:limit]
     model_url = _path_template("reports:model", model_slug="SLUG")
     hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
     report = report_path("MODEL-SLUG", "HARDWARE-SLUG")
@@ -724,7 +739,8 @@ def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str) -> S
         for m in models[:REPORT_PAIRS_LIMIT] for h in hardware[:REPORT_PAIRS_LIMIT])
     return SearchResults(model_query, hardware_query,
                          tuple(Link(m.name, model_url(m.slug), m.vendor) for m in models),
-                         tuple(Link(h.name, hardware_url(h.slug), h.vendor) for h in hardware), reports)
+                         tuple(Link(h.name, hardware_url(h.slug), h.vendor) for h in hardware), reports,
+                         len(all_models) - len(models), len(all_hardware) - len(hardware))
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,10 @@ def search(request: HttpRequest) -> HttpResponse:
     _, catalog = current_catalog()
     # ?q= (the usual name of a site search) looks for both a model and an accelerator.
     anything = request.GET.get("q", "")
+    # As you type, the first matches of each; the submitted page (or the link "all N") lists every one.
     results = pages.search(catalog, request.GET.get("model", "") or anything,
-                           request.GET.get("hardware", "") or anything)
+                           request.GET.get("hardware", "") or anything,
+                           limit=pages.SEARCH_LIMIT if request.htmx else None)
     template = "reports/search.html#results" if request.htmx else "reports/search.html"
     return render(request, template, {"results": results})
 

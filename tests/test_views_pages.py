@@ -327,3 +327,14 @@ def test_hardware_and_model_pages_give_the_same_offloaded_speed(client, lang, sp
     model_page = client.get(f"/{lang}/model/qwen3-235b-a22b-instruct-2507/").content.decode()
     model_row = re.search(r'>RTX 5090</a>.*?</tr>', model_page, re.S).group(0)
     assert speed in model_row
+
+
+def test_the_search_as_you_type_says_how_many_more_match_and_the_page_lists_them_all(client):
+    """?q=qwen matches some 27 models: the list as you type showed 8 and stopped, without a word about the rest."""
+    typed = client.get("/en/search/?q=qwen", HTTP_HX_REQUEST="true").content.decode()
+    shown = len(re.findall(r'<li><a href="/en/model/', typed))
+    more = re.search(r'<a href="/en/search/\?q=qwen">(\d+) more models match: all results</a>', typed)
+    assert shown == 8 and more
+    submitted = client.get("/en/search/?q=qwen").content.decode()
+    assert len(re.findall(r'<li><a href="/en/model/', submitted)) == shown + int(more.group(1))
+    assert "more models match" not in submitted
