@@ -38,7 +38,8 @@ MAX_BATCH = 1024
 DEFAULT_HOURS_PER_DAY = 4.0
 DEFAULT_USD_PER_KWH = 0.175  # the seed pages' electricity rate
 # vLLM's --gpu-memory-utilization: its default (vllm/config/cache.py gpu_memory_utilization = 0.9) and the range
-# the configurator accepts (vLLM takes any value in (0, 1]; below a tenth no model's weights fit).
+# the configurator accepts: vLLM takes any value in (0, 1]; the field starts at a tenth, which keeps a slip such as
+# 0.009 from being sized (the engine refuses more than a GPU can give: estimate.check_vllm_memory_share).
 DEFAULT_GPU_MEMORY_UTILIZATION = Scenario.gpu_memory_utilization
 MIN_GPU_MEMORY_UTILIZATION = 0.1
 
