@@ -1163,3 +1163,15 @@ def test_a_positive_amount_below_the_last_digit_is_not_written_as_zero():
                                                                             "1.0 GiB")
     with translation.override("de"):
         assert gib(3 * 2**20) == "<0,01 GiB"
+
+
+def test_a_short_offload_note_quotes_figures_only_of_the_pages_own_engine(client):
+    """30 % of Llama 3.3 70B's weights in system RAM leave an RTX 3090 short under llama.cpp. On the llama.cpp page
+    the note under its command quotes the GPU's need; on a vLLM page the llama.cpp line is the alternative, and the
+    page's figures are vLLM's: the note says the same without them."""
+    own = text_of(client, url("llama-3-3-70b-instruct", "rtx-3090", query="offload=30"))
+    assert "With this share in system RAM the fullest GPU would still need 29.44 GiB of its 22.80 GiB" in own
+    other = text_of(client, url("llama-3-3-70b-instruct", "rtx-3090",
+                                query="offload=30&engine=vllm&quant=Q4_K_M&kv_dtype=auto"))
+    assert "With this share in system RAM llama-server would not fit the GPU either" in other
+    assert "the fullest GPU would still need" not in other

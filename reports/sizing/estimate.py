@@ -1327,8 +1327,8 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                               f"{padding.hidden_multiple}): {added}",
                               {**amounts, "intermediate_multiple": padding.intermediate_multiple,
                                "hidden_multiple": padding.hidden_multiple}))
-    if scenario.engine == "vllm" and vllm_memory_share(hardware, scenario) < scenario.gpu_memory_utilization:
-        share = vllm_memory_share(hardware, scenario)
+    share = vllm_memory_share(hardware, scenario)
+    if scenario.engine == "vllm" and share < scenario.gpu_memory_utilization:
         notes.append(Note("vllm_share_capped_unified",
                           f"on unified memory vLLM can take only what the system leaves free "
                           f"({_gib(usable_bytes(hardware))}): --gpu-memory-utilization {share:g}, not "
