@@ -508,12 +508,39 @@ def test_meta_descriptions_have_no_stray_newline_and_say_when_nothing_holds_the_
     assert "fits on 0 of" not in description and "accelerators holds alone" in description
 
 
+def test_model_page_description_names_the_accelerator_its_totals_are_for(client):
+    """The totals include the default accelerator's runtime buffers (SYCL's on an Arc Pro B60, Metal's on a Mac):
+    a description that quotes them without the accelerator reads as the model's own size."""
+    for path in ("/en/model/qwen3-30b-a3b-instruct-2507/", "/de/model/qwen3-30b-a3b-instruct-2507/", "/en/model/glm-5/"):
+        body = client.get(path).content.decode()
+        description = html.unescape(re.search(r'<meta name="description" content="([^"]*)"', body).group(1))
+        default = html.unescape(re.search(r'<h2 id="default-heading">[^<]*?(?:On|Auf) ([^<]+)</h2>', body).group(1))
+        assert f" {default}" in description, (path, default, description)
+    moe = client.get("/en/model/gpt-oss-20b/").content.decode()
+    assert re.search(r'content="gpt-oss-20b \([\d.]+ B parameters, [\d.]+ B active\):', moe)
+    dense = client.get("/en/model/llama-3-1-8b-instruct/").content.decode()
+    assert re.search(r'content="Llama 3.1 8B Instruct \([\d.]+ B parameters\):', dense)  # no "8.03 B active"
+
+
+def test_first_within_keeps_the_first_alternative_short_enough():
+    from django.template import Context, Template, TemplateSyntaxError
+
+    template = Template("{% load seo %}{% first_within 12 %} {{ a }} long one{% or %}{{ a }} &amp; b{% or %}x"
+                        "{% endfirst_within %}")
+    assert template.render(Context({"a": "ab"})) == "ab long one"  # 11 characters, the spaces around stripped
+    assert template.render(Context({"a": "abcd"})) == "abcd &amp; b"  # the entity counts as one: 10
+    assert template.render(Context({"a": "abcdefghijk"})) == "x"
+    assert Template("{% load seo %}{% first_within 3 %}abcd{% endfirst_within %}").render(Context()) == "abcd"
+    with pytest.raises(TemplateSyntaxError):
+        Template("{% load seo %}{% first_within %}a{% endfirst_within %}")
+
+
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_meta_descriptions_fit_a_search_result(client, lang):
     """Search engines cut a description after about 160 characters; ours ran to 165-214 and lost their tail. The
     four longest model names in each of the three report variants (runs: RTX PRO 6000; more than it holds: RTX 3060;
-    a format the backend does not run: the Atlas 300I Duo) and on the four longest accelerator names, and the model,
-    compare, hardware, home and methodology pages."""
+    a format the backend does not run: the Atlas 300I Duo) and on the four longest accelerator names, every model
+    page, and the compare, hardware, home and methodology pages."""
     _, catalog = current_catalog()
     longest_models = sorted(catalog.model_rows, key=lambda row: -len(row.name))[:4]
     longest_names = sorted(catalog.hardware.values(), key=lambda spec: -len(spec.name))[:4]
@@ -521,7 +548,8 @@ def test_meta_descriptions_fit_a_search_result(client, lang):
     paths = [url(row.slug, hardware, lang) for row in longest_models
              for hardware in ("rtx-pro-6000-blackwell", "rtx-3060-12gb", "atlas-300i-duo-96gb",
                               *(spec.slug for spec in longest_names))]
-    paths += [f"/{lang}/model/{row.slug}/" for row in longest_models]
+    # Every model page: the longest description is not the longest name's (Kimi K2's ran to 182 characters).
+    paths += [f"/{lang}/model/{row.slug}/" for row in catalog.model_rows]
     paths += [f"/{lang}/compare/{row.slug}/" for row in longest_models]
     paths += [f"/{lang}/hardware/{longest_hardware.slug}/", f"/{lang}/", f"/{lang}/methodology/"]
     for path in paths:

@@ -6,6 +6,7 @@ redirects by Accept-Language. Query strings (configurator states, table sorting)
 
 from __future__ import annotations
 
+import html
 import json
 from functools import lru_cache
 from html.parser import HTMLParser
@@ -164,9 +165,45 @@ def report_faq_jsonld(context, page) -> SafeString:
     back, so the structured data says exactly what the page shows (no second copy of the texts)."""
     if page.estimate is None:
         return mark_safe("")
-    html = render_faq(context, page)
+    faq_html = render_faq(context, page)
     parser = QuestionsAndAnswers()
-    parser.feed(html)
+    parser.feed(faq_html)
     pairs = parser.pairs()
     return jsonld(context, faq_page(pairs)) if pairs else mark_safe("")
 
+
+
+# Search engines show about this many characters of a meta description and cut the rest (Google: ~155-160).
+SNIPPET_CHARS = 160
+
+
+class FirstWithinNode(template.Node):
+    def __init__(self, limit: int, alternatives: list[template.NodeList]) -> None:
+        self.limit = limit
+        self.alternatives = alternatives
+
+    def render(self, context) -> str:
+        rendered = ""
+        for nodelist in self.alternatives:
+            rendered = nodelist.render(context).strip()
+            # Counted as the reader sees it: "&amp;" is one character of the snippet.
+            if len(html.unescape(rendered)) <= self.limit:
+                return rendered
+        return rendered  # none is short enough: the last, shortest by construction
+
+
+@register.tag
+def first_within(parser, token) -> FirstWithinNode:
+    """``{% first_within 160 %}long{% or %}shorter{% or %}shortest{% endfirst_within %}``: the first alternative
+    whose text (entities counted as one character) is at most that long, else the last. For meta descriptions,
+    whose length depends on a model's and an accelerator's names and on the figures: the most informative one that
+    a search result shows whole."""
+    bits = token.split_contents()
+    if len(bits) != 2 or not bits[1].isdigit():
+        raise template.TemplateSyntaxError(f"{bits[0]} takes one number, the character limit")
+    alternatives = []
+    while True:
+        alternatives.append(parser.parse(("or", "endfirst_within")))
+        if parser.next_token().contents == "endfirst_within":
+            break
+    return FirstWithinNode(int(bits[1]), alternatives)
