@@ -306,7 +306,7 @@ def test_faq_answer_ends_with_a_verdict_sentence_not_a_pill_word(client):
                                                 re.S)]
     faq = next(b for b in blocks if b.get("@type") == "FAQPage")
     answer = faq["mainEntity"][0]["acceptedAnswer"]["text"]
-    assert answer.endswith("Tight headroom (< 8 % buffer).")
+    assert answer.endswith("Tight headroom (< 8% buffer).")
     assert "of it stays in system RAM, so the GPU holds" in answer
 
 

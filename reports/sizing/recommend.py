@@ -1,7 +1,12 @@
 """Recommended hardware for one model × scenario, chosen from the catalog.
 
 Four recommendations, as on the seed report pages ("Recommended Hardware for Current Configuration"); "fits" means
-the verdict is not "exceeds" (the model runs without automatic offload; "tight" counts, and is reported):
+the verdict is not "exceeds" (the model runs without automatic offload). Each one prefers hardware that holds the
+scenario comfortably: a candidate whose verdict is "tight" (less than fit.TIGHT_BUFFER of its memory to spare: a
+longer prompt, a second program or a driver update away from failing) is passed over for the next one in the
+order below that fits with room; only when every candidate that fits is tight is the first of those recommended,
+and its card says so. (Before, the cheapest fit won even when tight: Llama 3.3 70B at Q4_K_M and 8K got an RTX A6000
+with 7.7 % of its memory to spare, Qwen3 30B-A3B at 128K a Radeon AI PRO R9700 with 2.3 %.)
 
 * ``best_single``: one discrete GPU or datacenter accelerator (unified-memory machines have their own card). Among
   those that fit, the cheapest by its latest new price (``HardwareSpec.price_usd``); equal prices: the faster
@@ -135,21 +140,29 @@ class _Sizer:
 
     def first_fitting(self, candidates: Iterable[tuple[HardwareSpec, int]]
                       ) -> tuple[HardwareSpec, int, MemoryPlan] | None:
+        """The first candidate that holds the scenario with room (any verdict but "tight"); when every one that
+        holds it is tight, the first of those."""
+        first_tight = None
         for hardware, count in candidates:
             plan = self.plan(hardware, count)
-            if plan is not None:
+            if plan is None:
+                continue
+            if plan.fit.verdict != "tight":
                 return hardware, count, plan
-        return None
+            first_tight = first_tight or (hardware, count, plan)
+        return first_tight
 
     def fastest_of_ties(self, first: tuple[HardwareSpec, int, MemoryPlan], candidates: Sequence[HardwareSpec],
                         tie_key: Callable[[HardwareSpec], object]) -> HardwareChoice:
-        """The fastest-decoding fitting accelerator among ``candidates`` whose tie_key equals the first fit's."""
+        """The fastest-decoding fitting accelerator among ``candidates`` whose tie_key equals the first fit's (and
+        that holds it with room, when the first fit does)."""
         hardware, count, plan = first
         choices = [self.choice(hardware, count, plan)]
+        with_room = plan.fit.verdict != "tight"
         for other in candidates:
             if other is not hardware and tie_key(other) == tie_key(hardware):
                 other_plan = self.plan(other, count)
-                if other_plan is not None:
+                if other_plan is not None and (other_plan.fit.verdict != "tight" or not with_room):
                     choices.append(self.choice(other, count, other_plan))
         return max(choices, key=lambda choice: choice.decode_tok_s)
 
@@ -210,13 +223,20 @@ def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
     if not offers:
         return Recommendation(None, Note("no_offers", "the catalog has no active cloud offers"))
     by_slug = {spec.slug: spec for spec in catalog}
-    # economics.cheapest_offer's order; the first that fits is the offer cheapest_offer(offers, fits) returns.
+    # economics.cheapest_offer's order: the first that fits with room (else the first tight one).
     ordered = sorted(offers, key=lambda offer: (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance))
+    chosen = None
     for offer in ordered:
         hardware = by_slug.get(offer.accelerator_slug)
         plan = sizer.plan(hardware, offer.gpu_count) if hardware is not None else None
         if plan is None:
             continue
+        if plan.fit.verdict != "tight":
+            chosen = (offer, hardware, plan)
+            break
+        chosen = chosen or (offer, hardware, plan)
+    if chosen is not None:
+        offer, hardware, plan = chosen
         decode = sizer.decode_tok_s(hardware, offer.gpu_count, plan)
         cost = ServingCost.on_offer(offer, decode_tok_s=decode)
         return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,

@@ -7,10 +7,12 @@ import re
 
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import AttentionKind
+from reports import formatting
+from reports.sizing.fit import TIGHT_BUFFER
 
 register = template.Library()
 
@@ -20,7 +22,7 @@ ENGINE_NAMES = {"llama.cpp": "llama.cpp", "vllm": "vLLM"}
 VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (unified)"), "exceeds": _("exceeds"),
                  "unsupported": _("format not supported"), "unsizable": _("not sizable here")}
 # The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
-VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< 8 % buffer)"),
+VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< %(spare)s buffer)"),
                 "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
 SEGMENTS = {"weights": _("Model weights"), "weights_kept": _("Model weights not offloaded"), "kv": _("KV cache & state"), "runtime": _("Runtime & activation buffers"),
             "offload": _("System-RAM offload")}
@@ -53,6 +55,8 @@ def verdict_pill(verdict: str) -> str:
 
 @register.filter
 def verdict_text(verdict: str) -> str:
+    if verdict == "tight":  # the engine's threshold (fit.TIGHT_BUFFER), in the visitor's number format
+        return str(VERDICT_TEXT["tight"]) % {"spare": formatting.percent(TIGHT_BUFFER, get_language())}
     return str(VERDICT_TEXT.get(verdict, verdict))
 
 
