@@ -973,6 +973,22 @@ def test_a_vllm_page_shows_what_vllm_reserves_and_its_kv_pool(client, lang, patt
         assert int(match.group(2).replace(".", "")) == result.kv_tokens_capacity
 
 
+@pytest.mark.parametrize("hardware", ["gaudi-3-128gb", "h100-80gb-sxm"])
+def test_weights_beyond_the_gpu_fail_to_load_instead_of_being_reserved(client, hardware):
+    """DeepSeek-V3.2 under vLLM on one GPU: 627.71 GiB of weights per rank. The Gaudi page said vLLM takes
+    629.69 GiB of a 128 GB card at start-up (its reservation is weights + activations + a share of what is free);
+    the H100 page that no KV block fits. vLLM runs out of memory while loading the weights, before either."""
+    query = "engine=vllm" if hardware == "h100-80gb-sxm" else ""
+    text = text_of(client, url("deepseek-v3-2", hardware, query=query))
+    _, catalog = current_catalog()
+    runtime = plan_memory(catalog.model("deepseek-v3-2"), catalog.hardware[hardware],
+                          Scenario(engine="vllm", quant="FP8")).runtime
+    assert runtime.weights_exceed_device and runtime.preallocated_bytes <= runtime.device_memory_bytes
+    assert (f"The weights alone take {runtime.weights_per_gpu_bytes / GIB:.2f} GiB of each GPU, more than its "
+            f"{runtime.device_memory_bytes / GIB:.2f} GiB: vLLM fails while loading them") in text
+    assert "of each GPU at start-up" not in text
+
+
 def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
     """16 × H100: two servers of 8 (HGX), which vLLM runs as 2 pipeline stages of tensor parallelism 8, not as one
     tensor-parallel group of 16 over NVLink (there is none between servers). The stages take turns on a token: one

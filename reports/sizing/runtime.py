@@ -175,6 +175,15 @@ class RuntimeBreakdown:
     # (CUDA: less (1 − utilization) × total instead), so "required" is the model's weights, KV and activations.
     unused_bytes: float = 0.0
     graph_reserve_bytes: float = 0.0
+    # vLLM: one rank's weights and the memory the device reports. Weights beyond that memory fail while loading,
+    # before vLLM measures anything or sizes a pool (torch's out-of-memory error on CUDA and Gaudi alike).
+    weights_per_gpu_bytes: float | None = None
+    device_memory_bytes: float | None = None
+
+    @property
+    def weights_exceed_device(self) -> bool:
+        return (self.weights_per_gpu_bytes is not None and self.device_memory_bytes is not None
+                and self.weights_per_gpu_bytes > self.device_memory_bytes)
 
     @property
     def device_bytes_in_kv_budget(self) -> float:
@@ -439,7 +448,8 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
     capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
     runtime_terms = [t for t in terms if t.name != "weights"]
     return _breakdown("vllm", runtime_terms, vllm_version=version, max_num_seqs=max_num_seqs,
-                      max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity)
+                      max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity,
+                      weights_per_gpu_bytes=weights, device_memory_bytes=total)
 
 
 # vllm-gaudi (vllm_gaudi/v1/worker/hpu_worker.py determine_available_memory, 2026-08, and docs/features/warmup.md):
@@ -465,8 +475,9 @@ def _vllm_hpu_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: K
     # Gaudi's runtime memory are not published and not added.
     capacity = vllm_kv_capacity(kv, usable - graphs, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
     return _breakdown("vllm", [activation], vllm_version=VLLM_MODELLED_VERSION, max_num_seqs=max_num_seqs,
-                      max_num_batched_tokens=mnbt, preallocated_bytes=weights + activation.bytes + usable,
-                      capacity=capacity, unused_bytes=free - usable, graph_reserve_bytes=graphs)
+                      max_num_batched_tokens=mnbt, preallocated_bytes=min(weights + activation.bytes + usable, total),
+                      capacity=capacity, unused_bytes=free - usable, graph_reserve_bytes=graphs,
+                      weights_per_gpu_bytes=weights, device_memory_bytes=total)
 
 
 # --- vLLM KV capacity (kv_cache_utils.get_kv_cache_configs) ---------------------------------------------------
