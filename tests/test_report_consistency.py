@@ -498,6 +498,22 @@ def test_a_model_page_does_not_call_a_tight_fit_comfortable(client):
     assert "with tight headroom: none holds it comfortably" in block
 
 
+@pytest.mark.parametrize("lang, expected, offloaded", [
+    ("en", "GLM-5 (744B) on Instinct MI325X 256GB: 419.08 GiB (Q4_K_M, 8K context), more than it holds: runs with "
+           "178.66 GiB in system RAM", "178.66 GiB"),
+    ("de", "GLM-5 (744B) auf Instinct MI325X 256GB: 419,08 GiB (Q4_K_M, 8K Kontext), mehr als verfügbar: läuft mit "
+           "178,66 GiB im System-RAM", "178,66 GiB"),
+])
+def test_an_offloaded_reports_description_says_it_does_not_fit_the_gpu(client, lang, expected, offloaded):
+    """It read "419.08 GiB (Q4_K_M, 8K context), 421.64 GiB at 32K, ~9.09 tok/s": a snippet that implies it runs on
+    the GPU. The figures are the page's own (its fit card's verdict names the same offload)."""
+    body = client.get(url("glm-5", "instinct-mi325x-256gb", lang)).content.decode()
+    description = html.unescape(re.search(r'<meta name="description" content="([^"]*)"', body).group(1))
+    assert description.startswith(expected)
+    fit_card = html.unescape(body[body.index('id="fit"'):body.index('id="speed"')])
+    assert offloaded in fit_card
+
+
 def test_meta_descriptions_have_no_stray_newline_and_say_when_nothing_holds_the_model(client):
     for path in (url("llama-3-1-8b-instruct", "rtx-4090"), "/en/model/glm-5/"):
         body = client.get(path).content.decode()
@@ -548,6 +564,11 @@ def test_meta_descriptions_fit_a_search_result(client, lang):
     paths = [url(row.slug, hardware, lang) for row in longest_models
              for hardware in ("rtx-pro-6000-blackwell", "rtx-3060-12gb", "atlas-300i-duo-96gb",
                               *(spec.slug for spec in longest_names))]
+    # The longest of a scan of every report in both languages before first_within (161-183 characters): not
+    # sizable there, and offloaded to system RAM.
+    paths += [url(model, hardware, lang) for model, hardware in (
+        ("deepseek-v4-1-flash-552b-a16b", "kunlunxin-p800-64gb"), ("deepseek-v4-1-flash-552b-a16b", "b300-288gb"),
+        ("llama-4-maverick-17b-128e", "radeon-ai-pro-r9700-32gb"), ("minimax-m3-1-flash-428b-a23b", "gaudi-3-128gb"))]
     # Every model page: the longest description is not the longest name's (Kimi K2's ran to 182 characters).
     paths += [f"/{lang}/model/{row.slug}/" for row in catalog.model_rows]
     paths += [f"/{lang}/compare/{row.slug}/" for row in longest_models]
