@@ -1,5 +1,6 @@
 """The report page: full page, htmx partial, GET state, validation, both languages, the catalog's hard cases."""
 
+import html
 import re
 
 import pytest
@@ -181,6 +182,21 @@ def test_the_longest_context_that_fits_is_shown_linked_and_answered(client, db, 
     assert applied.status_code == 200
     applied_body = applied.content.decode()
     assert 'class="card fit verdict-tight"' in applied_body or 'class="card fit verdict-fits"' in applied_body
+
+
+@pytest.mark.parametrize("lang, stat_text, answer", [
+    ("en", "not even 256 tokens fit in GPU memory without offload",
+     "It runs only with part of the model in system RAM (llama.cpp's automatic offload), more slowly."),
+    ("de", "ohne Auslagerung passen nicht einmal 256 Tokens in den GPU-Speicher",
+     "Es läuft nur mit einem Teil des Modells im System-RAM (automatische Auslagerung von llama.cpp), langsamer."),
+])
+def test_no_longest_context_on_an_offloaded_page_says_without_offload(client, db, lang, stat_text, answer):
+    """Llama 3.3 70B on an RTX 3060 runs with 31 GiB in system RAM; "none" beside that read as a contradiction, and
+    the FAQ went on "Longer contexts run with part of the model in system RAM" after "none"."""
+    body = html.unescape(client.get(f"/{lang}/report/llama-3-3-70b-instruct/rtx-3060-12gb/").content.decode())
+    stat = body[body.index('id="longest-context"'):]
+    assert stat_text in stat[:stat.index("</div>")]
+    assert answer in body and "Longer contexts run" not in body and "Längere Kontexte laufen" not in body
 
 
 def test_the_shares_range_is_written_in_the_visitors_number_format(client, db):
