@@ -174,6 +174,13 @@ def number(value: float | int | None, language: str, digits: int = 0) -> str | N
     return _number_formatter(language, digits).format(value)
 
 
+def exact(value: float | int | None, language: str) -> str | None:
+    """A limit as it is, in the locale (0.5 → 0,5; 1e8 → 100.000.000): up to six decimals, none written when zero."""
+    if value is None:
+        return None
+    return _number_formatter(language, 6, True).format(value)
+
+
 def significant(value: float | None, language: str) -> str | None:
     """Up to three significant decimals for small values, none for large ones (a speed: 2.7, 115, 10,619)."""
     if value is None:

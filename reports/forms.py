@@ -58,16 +58,42 @@ def context_label(tokens: int) -> str:
     return str(tokens)
 
 
+MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
+
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
 COST_FIELDS = ("hours", "budget", "kwh")
 
 
 def _number_field(**kwargs) -> forms.FloatField:
-    return forms.FloatField(widget=FastNumberInput, **kwargs)
+    # The query is the same in every language (a shared URL, the language switch), so decimals take a dot; the
+    # number input sends them so, and a hand-edited "0,30" is told why it is refused.
+    return forms.FloatField(widget=FastNumberInput, error_messages={"invalid": _(
+        "Enter a number, with a dot before any decimals (0.3, not 0,3).")}, **kwargs)
 
 
 def _select(presets, labels=str) -> FastSelect:
     return FastSelect(choices=[(n, labels(n)) for n in presets])
+
+
+def localize_limits(form: forms.Form) -> None:
+    """Every number field's range in the visitor's number format ("mindestens 0,5", "höchstens 100.000.000"):
+    Django's own messages, with the limit formatted here (its validators write the Python value as it is:
+    "0.5", "100000000.0"). New validators, not edited ones: a form's fields copy the list, not the validators."""
+    language = get_language()
+    for field in form.fields.values():
+        if not isinstance(field, forms.IntegerField | forms.FloatField | forms.DecimalField):
+            continue
+        kept = [v for v in field.validators if type(v) not in (MinValueValidator, MaxValueValidator)]
+        added = []
+        if field.min_value is not None:
+            added.append(MinValueValidator(field.min_value, gettext(
+                "Ensure this value is greater than or equal to %(limit_value)s.") % {
+                    "limit_value": formatting.exact(field.min_value, language)}))
+        if field.max_value is not None:
+            added.append(MaxValueValidator(field.max_value, gettext(
+                "Ensure this value is less than or equal to %(limit_value)s.") % {
+                    "limit_value": formatting.exact(field.max_value, language)}))
+        field.validators = kept + added
 
 
 class ConfiguratorForm(forms.Form):
@@ -120,8 +146,9 @@ class ConfiguratorForm(forms.Form):
         if default_budget is not None:
             # An empty budget is the catalog price of one accelerator × the GPU count (ReportPage.rent_vs_buy), so
             # it follows the GPU count as the power does; a typed budget is kept as typed.
+            # Digits as the input takes them: "1.599 $" on a German page invited "21.000", which is 21.
             self.fields["budget"].widget.attrs["placeholder"] = _("%(price)s per GPU") % {
-                "price": formatting.usd(default_budget, get_language(), 0)}
+                "price": f"{default_budget:.0f}"}
         # vLLM's checkpoint formats say so in the list: under llama.cpp they are refused with a message. Formats
         # the model cannot come in (MXFP4 without experts) are left out, unless a URL asks for one: then the
         # engine's message says why.
@@ -129,13 +156,13 @@ class ConfiguratorForm(forms.Form):
         self.fields["quant"].choices = [
             (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else name) for name in quant_names
             if model is None or name == submitted or format_applies_to(model, name)]
+        localize_limits(self)  # before the model's own context limit, which has a message of its own
         context = self.fields["context"]
         if max_context:
             context.max_value = max_context
             context.validators.append(MaxValueValidator(max_context, _(
                 "This model supports at most %(limit)s tokens.") % {
                     "limit": formatting.number(max_context, get_language())}))
-        self._localize_share_limits()
         presets = [n for n in CONTEXT_PRESETS if max_context is None or n <= max_context]
         if max_context and max_context not in presets:
             presets.append(max_context)
@@ -143,29 +170,21 @@ class ConfiguratorForm(forms.Form):
         self._keep_current_value(self.fields["gpus"], list(GPU_COUNTS), str)
         self._keep_current_value(self.fields["batch"], list(BATCH_PRESETS), str)
 
-    def _localize_share_limits(self) -> None:
-        """The share's range in the visitor's number format ("mindestens 0,1"): Django's own messages, with the
-        limit formatted here (its validators would write the Decimal as it is). New validators, not edited ones:
-        a form's fields copy the list, not the validators in it."""
-        field, language = self.fields["gpu_memory_utilization"], get_language()
-        field.validators = [v for v in field.validators if not isinstance(v, MinValueValidator | MaxValueValidator)]
-        field.validators += [
-            MinValueValidator(field.min_value, gettext("Ensure this value is greater than or equal to %(limit_value)s.")
-                              % {"limit_value": formatting.number(field.min_value, language, 1)}),
-            MaxValueValidator(field.max_value, gettext("Ensure this value is less than or equal to %(limit_value)s.")
-                              % {"limit_value": formatting.number(field.max_value, language, 0)}),
-        ]
-
     def _keep_current_value(self, field: forms.Field, presets: list[int], label) -> None:
-        """Show a valid non-preset value (from a shared URL) as a selected option instead of dropping it."""
+        """Show a non-preset value (from a shared URL) as the selected option instead of dropping it: a valid one
+        by its label, a refused one (0, -1, "abc") as it came, so the message beside the field is about what the
+        field shows and not about the first preset."""
         current = self.data.get(next(name for name, f in self.fields.items() if f is field))
         try:
             value = int(str(current))
         except (TypeError, ValueError):
             value = None
-        if value is not None and value > 0 and value not in presets:
-            presets = sorted([*presets, value])
-        field.widget.choices = [(n, label(n)) for n in presets]
+        choices = [(n, label(n)) for n in presets]
+        if value is not None and value not in presets:
+            choices = sorted([*choices, (value, label(value) if value > 0 else str(value))])
+        elif value is None and current not in (None, ""):
+            choices = [(str(current), str(current)[:MAX_SHOWN_INPUT]), *choices]
+        field.widget.choices = choices
 
     def scenario_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in SCENARIO_FIELDS]
@@ -286,6 +305,10 @@ class CustomHardwareForm(forms.Form):
 
     FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "tdp_w", "kind", "backend",
               "architecture", "vendor", "interconnect", "interconnect_gbs", "interconnect_mesh_peers")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        localize_limits(self)
 
     @classmethod
     def initial_for(cls, hardware: HardwareSpec) -> dict[str, str]:

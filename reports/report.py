@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from urllib.parse import urlencode
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.translation import get_language
@@ -21,7 +22,7 @@ from reports.forms import (
     CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
     engine_backend_labels, field_for_error, scenario_query,
 )
-from reports.launch import LaunchCommand, llama_cpp_command, vllm_command, vllm_fp8_kv_flag
+from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes
@@ -33,7 +34,7 @@ from reports.sizing.estimate import (
     backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
-    vllm_platform,
+    vllm_fp8_kv_flag, vllm_platform,
 )
 from reports.methodology import accuracy
 from reports.sizing.parameters import ParameterCount, count_parameters
@@ -152,6 +153,11 @@ class ReportPage:
     def speed_upper_bound(self) -> bool:
         """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
         return not self.model.layer_count_known
+
+    @property
+    def invalid_field_count(self) -> int:
+        """Fields with a message beside them (an engine's refusal of a valid form is a message of the form's own)."""
+        return sum(1 for name in self.form.errors if name != NON_FIELD_ERRORS)
 
     @property
     def custom_hardware(self) -> bool:

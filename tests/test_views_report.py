@@ -206,6 +206,42 @@ def test_the_shares_range_is_written_in_the_visitors_number_format(client, db):
     assert "0,1" in error and "0.1" not in error
 
 
+@pytest.mark.parametrize("query, field, message", [
+    ("hours=0", "hours", "größer oder gleich 0,5"),  # was "0.5"
+    ("budget=1e12", "budget", "kleiner oder gleich 100.000.000"),  # was "100000000.0"
+    ("kwh=0,30", "kwh", "Nachkommastellen mit Punkt (0.3, nicht 0,3)"),  # was "Bitte eine Zahl eingeben."
+])
+def test_number_limits_and_formats_are_told_in_the_visitors_language(client, db, query, field, message):
+    response = client.get(f"/de/report/llama-3-1-8b-instruct/rtx-4090/?{query}")
+    assert response.status_code == 400
+    error = re.search(rf'<div id="id_{field}_error"[^>]*>(.*?)</div>', response.content.decode(), re.S).group(1)
+    assert message in error
+
+
+def test_custom_hardwares_limits_are_in_the_visitors_number_format(client, db):
+    body = client.get("/de/report/llama-3-1-8b-instruct/custom/?memory_gb=0&bandwidth_gbs=1000").content.decode()
+    error = re.search(r'<div id="id_memory_gb_error"[^>]*>(.*?)</div>', body, re.S).group(1)
+    assert "0,1" in error and "0.1" not in error
+
+
+def test_refused_select_values_stay_selected_beside_their_message(client, db):
+    """?gpus=0&batch=abc showed "1" selected under "must be at least 1": the message was about a value the field
+    did not show. The summary counted "the highlighted field" for three."""
+    response = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/?gpus=0&batch=abc&context=99999999")
+    assert response.status_code == 400
+    body = response.content.decode()
+    for name, value in (("gpus", "0"), ("batch", "abc"), ("context", "99999999")):
+        select = re.search(rf'<select[^>]*name="{name}".*?</select>', body, re.S).group(0)
+        assert re.findall(r'<option value="([^"]*)" selected', select) == [value]
+    assert "Please correct the 3 highlighted fields." in body
+
+
+def test_the_budget_placeholder_is_digits_the_input_takes(client, db):
+    body = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    placeholder = re.search(r'<input[^>]*name="budget"[^>]*placeholder="([^"]*)"', body).group(1)
+    assert placeholder == "1599 je GPU"  # "1.599 $ je GPU" invited "21.000", which the number input reads as 21
+
+
 def test_unknown_slugs_are_404(client, db):
     assert client.get(url("no-such-model", "rtx-4090")).status_code == 404
     assert client.get(url("llama-3-1-8b-instruct", "no-such-gpu")).status_code == 404
