@@ -704,12 +704,13 @@ class SearchResults:
     reports: tuple[Link, ...]  # model × accelerator reports for the best matches of both queries
     more_models: int = 0  # matches beyond the limit
     more_hardware: int = 0
+    either: bool = False  # one text looked for in both (?q=)
 
     @property
     def all_results_query(self) -> str:
         """The query string of the search page that lists every match (one ?q= when both queries are one)."""
-        if self.model_query == self.hardware_query:
-            return urlencode({"q": self.model_query})
+        if self.either or self.model_query == self.hardware_query:
+            return urlencode({"q": self.model_query or self.hardware_query})
         return urlencode({key: value for key, value in (("model", self.model_query),
                                                         ("hardware", self.hardware_query)) if value})
 
@@ -724,12 +725,19 @@ class SearchResults:
 
 
 def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str,
-           limit: int | None = SEARCH_LIMIT) -> SearchResults:
+           limit: int | None = SEARCH_LIMIT, *, either: bool = False) -> SearchResults:
     """Matches of both queries, at most ``limit`` of each (None: all, the submitted search page), with how many
-    more there are, so the list as you type can say so and link to all of them."""
+    more there are, so the list as you type can say so and link to all of them.
+
+    ``either``: one text looked for in both (the site search's ?q=): a side it matches nothing of is left out, so
+    ?q=llama lists models without "No accelerator matches “llama”" and an accelerator field filled with "llama"."""
     model_query, hardware_query = model_query.strip()[:MAX_QUERY_LENGTH], hardware_query.strip()[:MAX_QUERY_LENGTH]
     all_models = rank_matches(model_query, model_candidates(catalog), None)
     all_hardware = rank_matches(hardware_query, hardware_candidates(catalog), None)
+    if either and all_models and not all_hardware:
+        hardware_query = ""
+    elif either and all_hardware and not all_models:
+        model_query = ""
     models, hardware = all_models[:limit], all_hardware[:limit]
     model_url = _path_template("reports:model", model_slug="SLUG")
     hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
@@ -740,7 +748,7 @@ def search(catalog: CatalogSnapshot, model_query: str, hardware_query: str,
     return SearchResults(model_query, hardware_query,
                          tuple(Link(m.name, model_url(m.slug), m.vendor) for m in models),
                          tuple(Link(h.name, hardware_url(h.slug), h.vendor) for h in hardware), reports,
-                         len(all_models) - len(models), len(all_hardware) - len(hardware))
+                         len(all_models) - len(models), len(all_hardware) - len(hardware), either)
 
 
 @dataclass(frozen=True)

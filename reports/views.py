@@ -102,10 +102,11 @@ def search(request: HttpRequest) -> HttpResponse:
     _, catalog = current_catalog()
     # ?q= (the usual name of a site search) looks for both a model and an accelerator.
     anything = request.GET.get("q", "")
+    model_text, hardware_text = request.GET.get("model", ""), request.GET.get("hardware", "")
     # As you type, the first matches of each; the submitted page (or the link "all N") lists every one.
-    results = pages.search(catalog, request.GET.get("model", "") or anything,
-                           request.GET.get("hardware", "") or anything,
-                           limit=pages.SEARCH_LIMIT if request.htmx else None)
+    results = pages.search(catalog, model_text or anything, hardware_text or anything,
+                           limit=pages.SEARCH_LIMIT if request.htmx else None,
+                           either=bool(anything) and not model_text and not hardware_text)
     template = "reports/search.html#results" if request.htmx else "reports/search.html"
     return render(request, template, {"results": results})
 
@@ -257,8 +258,9 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
 
 @require_safe
 def robots_txt(request: HttpRequest) -> HttpResponse:
-    """Crawl everything but the admin and the search results (noindex anyway); the sitemap index lists the rest."""
-    lines = ["User-agent: *", "Disallow: /admin/", "Disallow: /search/"]
-    lines += [f"Disallow: /{code}/search/" for code, _ in settings.LANGUAGES]
+    """Crawl everything but the admin; the sitemap index lists the pages. The search pages are crawled so that
+    their "noindex, follow" is read: a URL robots.txt disallows can still be indexed from links to it ("all
+    results" links one), without the crawler ever seeing that it should not be."""
+    lines = ["User-agent: *", "Disallow: /admin/"]
     lines += ["", f"Sitemap: {absolute_url(request, reverse('sitemap-index'))}"]
     return HttpResponse("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")

@@ -256,6 +256,17 @@ def test_unknown_slugs_get_a_404_with_suggestions_in_the_visitors_language(clien
     assert '<meta name="robots" content="noindex">' in body and 'rel="canonical"' not in body
 
 
+@pytest.mark.parametrize("url, other", [("/de/gibtsnicht/", "/en/gibtsnicht/"), ("/en/foo/bar/", "/de/foo/bar/"),
+                                        ("/de/model/gibtsnicht/", "/en/model/gibtsnicht/")])
+def test_a_404s_language_switch_leads_to_the_other_language(client, url, other):
+    """A path that resolves to nothing came back unchanged from translate_url: "EN" on /de/gibtsnicht/ linked the
+    German page itself."""
+    body = client.get(url).content.decode()
+    language = other.split("/")[1]
+    assert f'<a href="{other}" hreflang="{language}"' in body
+    assert client.get(other).status_code == 404
+
+
 # ---- query counts -----------------------------------------------------------------------------------------------
 
 PAGES = ["/en/report/glm-4-5/instinct-mi325x-256gb/", "/en/model/glm-4-5/", "/en/hardware/rtx-4090/", "/en/"]
@@ -327,6 +338,18 @@ def test_hardware_and_model_pages_give_the_same_offloaded_speed(client, lang, sp
     model_page = client.get(f"/{lang}/model/qwen3-235b-a22b-instruct-2507/").content.decode()
     model_row = re.search(r'>RTX 5090</a>.*?</tr>', model_page, re.S).group(0)
     assert speed in model_row
+
+
+@pytest.mark.parametrize("query, kept, left_out", [("llama", "pick-model", "found-hardware"),
+                                                    ("h100", "pick-hardware", "found-models")])
+def test_a_site_search_leaves_out_the_side_it_matches_nothing_of(client, query, kept, left_out):
+    """?q=llama filled the accelerator field with "llama" too and said "No accelerator matches “llama”"."""
+    body = client.get(f"/de/search/?q={query}").content.decode()
+    assert re.search(rf'id="{kept}" name="\w+" value="{query}"', body)
+    assert len(re.findall(rf'value="{query}"', body)) == 1
+    assert f'id="{left_out}"' not in body and "gefunden für" not in body
+    nothing = client.get("/de/search/?q=xyzzy").content.decode()  # neither side: both say so
+    assert "Kein Modell gefunden für „xyzzy“." in nothing and "Kein Beschleuniger gefunden für „xyzzy“." in nothing
 
 
 def test_the_search_as_you_type_says_how_many_more_match_and_the_page_lists_them_all(client):

@@ -57,7 +57,13 @@ def translated_path(path: str, language: str) -> str:
 @lru_cache(maxsize=4096)
 def _translated_path(path: str, language: str, active_language: str | None, urlconf: str | None,
                      script_prefix: str) -> str:
-    return translate_url(path, language)
+    translated = translate_url(path, language)
+    prefix = f"{script_prefix}{active_language}/"
+    if translated == path and language != active_language and path.startswith(prefix):
+        # A path that resolves to nothing (the 404 page of /de/gibtsnicht/) comes back unchanged: its language
+        # switch then led to the same German page. The other language's prefix gives that language's 404 page.
+        return f"{script_prefix}{language}/{path[len(prefix):]}"
+    return translated
 
 
 def translated_full_path(full_path: str, language: str) -> str:
