@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reports.sizing.estimate import GGUF_NATIVE_NAMES, GPUS_PER_SERVER, MemoryPlan, vllm_parallel_sizes
+from reports.sizing.estimate import (
+    GGUF_NATIVE_NAMES, GPUS_PER_SERVER, MemoryPlan, vllm_fp8_kv_flag, vllm_parallel_sizes,
+)
 from reports.sizing.fit import vllm_cpu_offload_gib
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
@@ -97,12 +99,6 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
 # Moonshot's Kimi models ship their tokenizer (and config classes) as remote code: the Kimi-K2 deploy guidance and
 # vLLM's recipes (vllm-project/recipes moonshotai/Kimi-K2.md, Kimi-Linear.md) serve them with --trust-remote-code.
 VLLM_TRUST_REMOTE_CODE_ARCHITECTURES = frozenset({"kimi_k2", "kimi_linear"})
-
-
-def vllm_fp8_kv_flag(platform: str | None) -> str:
-    """vLLM's FP8 KV cache flag: fp8_inc through Intel Neural Compressor on Gaudi (vllm-gaudi
-    docs/configuration/quantization/inc.md), fp8 elsewhere."""
-    return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
 
 
 def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platform: str | None = None,

@@ -136,7 +136,7 @@ def test_default_budget_buys_every_gpu_and_a_typed_budget_is_kept(client):
     assert "hardware budget $2,000" in typed
     form = client.get(url("llama-3-3-70b-instruct", "rtx-4090", query="gpus=2")).content.decode()
     budget_input = re.search(r'<input[^>]*name="budget"[^>]*>', form).group(0)
-    assert 'placeholder="$1,599 per GPU"' in budget_input and "value=" not in budget_input
+    assert 'placeholder="1599 per GPU"' in budget_input and "value=" not in budget_input
 
 
 def test_no_break_even_for_hardware_the_model_does_not_run_on(client):
@@ -297,7 +297,10 @@ def test_context_labels_read_as_model_cards_write_them(client):
 
 
 def test_long_times_read_in_seconds():
-    assert ms(109_546.0) == "~110 s" and ms(488.4) == "~488 ms" and ms(9_999.0) == "~9,999 ms"
+    assert ms(109_546.0) == "~110 s" and ms(488.4) == "~488 ms" and ms(999.4) == "~999 ms"
+    # From a second on, seconds with one decimal ("~5,129 ms" was GLM-4.5's TTFT on an MI325X), whole from 10 s.
+    assert ms(999.6) == "~1.0 s" and ms(5_129.0) == "~5.1 s" and ms(9_949.0) == "~9.9 s" and ms(9_999.0) == "~10 s"
+    assert ms(5_129.0, lower_bound=True) == "≥ 5.1 s"
 
 
 def test_faq_answer_ends_with_a_verdict_sentence_not_a_pill_word(client):
@@ -716,12 +719,15 @@ def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quant
 
 
 def test_a_fit_option_that_still_does_not_run_quotes_no_speed(client):
-    """GLM-5 on a Ryzen AI Max+ 395 (unified 99.8 GiB): the 8-bit KV option still exceeds and was quoted at
-    ~8.35 tok/s on a page that says the configuration does not run."""
-    text = text_of(client, url("glm-5", "ryzen-ai-max-plus-395-128gb"))
+    """An option that still exceeds was quoted at a speed (GLM-5 on a Ryzen AI Max+ 395: ~8.35 tok/s) on a page that
+    says the configuration does not run. Llama 3.1 8B at 128K under vLLM on an RTX 4090: the 8-bit cache closes
+    most of the gap but not all of it."""
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090",
+                               query="engine=vllm&quant=BF16&kv_dtype=auto&context=131072"))
     end = text.index("Recommended hardware")
     block = text[text.rindex("What to change to fit", 0, end):end]
-    assert "it still does not run" in block and "tok/s" not in block
+    option = block[block.index("8-bit KV cache"):]
+    assert "it still does not run" in option and "tok/s" not in option
 
 
 def test_tensor_parallel_weights_explain_the_replicated_share(client):
@@ -1031,7 +1037,7 @@ def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "The model card counts 3.6 B active: it leaves out the input embedding"),
-    ("de", "Die Modellkarte zählt 3,6 B aktive: Sie lässt das Eingabe-Embedding weg"),
+    ("de", "Die Modellkarte nennt 3,6 B aktive Parameter: Sie lässt das Eingabe-Embedding weg"),
 ])
 def test_the_lead_says_why_a_cards_active_count_differs(client, lang, sentence):
     """gpt-oss-20b: 4.19 B active here (embedding included, as DeepSeek's and Qwen's cards count), 3.6 B on OpenAI's

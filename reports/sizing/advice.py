@@ -31,8 +31,8 @@ code                   change (``FitOption.params``)
 
 The goal: from "exceeds", any verdict that runs without automatic offload (tight included); from "tight", a verdict
 with at least fit.TIGHT_BUFFER of the usable memory to spare (fits / unified). An option that only helps (8-bit KV
-that is not enough) is still listed, with ``resolves`` False; the other options are the smallest change that reaches
-the goal, or absent.
+that is not enough) is still listed, with ``resolves`` False, when it closes at least MIN_SHARE_OF_GAP of the
+fullest GPU's gap to the goal; the other options are the smallest change that reaches the goal, or absent.
 
 Ranking (``rank_options``): options that reach the goal first; within each group the faster expected decode
 (tokens/s of one stream, the engine's speed model on the changed configuration) first; then the table's order.
@@ -58,6 +58,7 @@ from .estimate import (
     fitting_plan,
     gpu_demand_bytes,
     plan_memory,
+    vllm_fp8_kv_flag,
     vllm_largest_memory_share,
     vllm_platform,
 )
@@ -89,6 +90,10 @@ MAX_ADVISED_GPUS = 16
 # instead (vllm#5274), so the advice stops at 0.95.
 # 0.9 is vLLM's default (a lower share the visitor set is restored first).
 VLLM_ADVISED_UTILIZATIONS = (0.9, 0.92, 0.95)
+# A change that does not reach the goal is worth naming when it closes at least this share of the gap: DeepSeek-V3.2
+# on one Gaudi 3 is 516 GiB short, and "8-bit KV cache: 0.60 → 0.37 GiB, still does not run" was noise beside
+# "8 GPUs". A quarter: two such changes together can close half of it, which is a direction worth showing.
+MIN_SHARE_OF_GAP = 0.25
 # The configurator's offload presets in percent (forms.OFFLOAD_CHOICES without "auto" and 0).
 OFFLOAD_STEPS = tuple(range(10, 100, 10))
 OPTION_ORDER = ("memory_share", "kv_8bit", "shorter_context", "smaller_format", "moe_offload", "more_offload",
@@ -143,7 +148,9 @@ def fit_options(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, *,
         _more_gpus(current, goal),
         _larger_accelerator(current, goal, hardware_catalog),
     )
-    return rank_options(option for option in candidates if option is not None)
+    gap = goal.gap(max(current.fit.placement.demand_per_gpu), current.fit.usable_bytes_per_gpu)
+    return rank_options(option for option in candidates if option is not None and (
+        option.resolves or gap - goal.gap(option.per_gpu_bytes, option.usable_bytes_per_gpu) >= MIN_SHARE_OF_GAP * gap))
 
 
 def rank_options(options: Iterable[FitOption]) -> tuple[FitOption, ...]:
@@ -161,6 +168,13 @@ class _Goal:
         if self.current == "tight":
             return verdict in ("fits", "unified")
         return verdict != "exceeds"
+
+    def gap(self, per_gpu_bytes: float, usable_bytes_per_gpu: float) -> float:
+        """How far the fullest GPU is from the goal (bytes): from "exceeds" what it lacks, from "tight" what it
+        lacks of the buffer (fit.verdict_for)."""
+        if self.current == "tight":
+            return per_gpu_bytes - (1 - TIGHT_BUFFER) * usable_bytes_per_gpu
+        return per_gpu_bytes - usable_bytes_per_gpu
 
 
 def _reaches(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, goal: _Goal) -> bool:
@@ -213,6 +227,8 @@ def _kv_8bit(current: Estimate, goal: _Goal) -> FitOption | None:
     if kv is None or kv.kv_dtype in KV_8BIT_OR_LESS or kv.total_bytes == 0:
         return None
     kv_dtype, flags = KV_8BIT[current.scenario.engine]
+    if current.scenario.engine == "vllm":
+        flags = vllm_fp8_kv_flag(vllm_platform(current.hardware))  # Gaudi: fp8_inc, as its launch line has it
     result = _changed(current, kv_dtype=kv_dtype)
     params = {"kv_dtype": kv_dtype, "flags": flags, "kv_gib_before": kv.total_bytes / GIB,
               "kv_gib_after": result.memory.kv_bytes / GIB}

@@ -566,6 +566,12 @@ VLLM_VENDOR_BUILD_VENDORS = frozenset({"cambricon", "metax", "kunlunxin", "moore
 VLLM_SIXTEEN_BIT_FORMATS = frozenset({"BF16", "FP16"})
 
 
+def vllm_fp8_kv_flag(platform: str | None) -> str:
+    """vLLM's FP8 KV cache flag: fp8_inc through Intel Neural Compressor on Gaudi (vllm-gaudi
+    docs/configuration/quantization/inc.md), fp8 elsewhere. ``platform``: vllm_platform of the accelerator."""
+    return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
+
+
 def vllm_platform(hardware: HardwareSpec) -> str | None:
     """The column of vLLM's quantization table the accelerator is in ("vendor-build" for a catalog vendor that has
     none); None for the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats) and for
