@@ -9,7 +9,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
-from django.utils.translation import get_language
+from django.urls import reverse
+from django.utils.translation import get_language, gettext
 from django.views.decorators.http import require_safe
 
 from reports.methodology import methodology_page
@@ -17,7 +18,10 @@ from reports.methodology import methodology_page
 
 @require_safe
 def methodology(request: HttpRequest) -> HttpResponse:
-    return render(request, "reports/methodology.html", {"body": methodology_body(get_language())})
+    # The body shows these two crumbs itself (it is rendered once per language); base.html gives their JSON-LD.
+    crumbs = [(gettext("Home"), reverse("reports:home")), (gettext("Methodology"), request.path)]
+    return render(request, "reports/methodology.html", {"body": methodology_body(get_language()),
+                                                        "breadcrumbs": crumbs})
 
 
 @lru_cache(maxsize=len(settings.LANGUAGES))

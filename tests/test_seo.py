@@ -101,7 +101,8 @@ def test_report_has_breadcrumbs_and_faq_json_ld_matching_the_visible_faq(client)
 
 
 @pytest.mark.parametrize("page, names", [("/model/glm-4-5/", ["Home", "GLM-4.5 (355B-A32B)"]),
-                                         ("/hardware/rtx-4090/", ["Home", "RTX 4090"])])
+                                         ("/hardware/rtx-4090/", ["Home", "RTX 4090"]),
+                                         ("/methodology/", ["Home", "Methodology"])])  # it showed them only
 def test_model_and_hardware_pages_have_breadcrumbs(client, page, names):
     blocks = jsonld_blocks(client.get(f"/en{page}"))
     assert [item["name"] for item in blocks[0]["itemListElement"]] == names
@@ -204,7 +205,11 @@ def test_robots_txt_points_to_the_sitemap_index(client):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
     lines = response.content.decode().splitlines()
     assert "Sitemap: http://testserver/sitemap.xml" in lines
-    assert "User-agent: *" in lines and "Disallow: /admin/" in lines and "Disallow: /de/search/" in lines
+    assert "User-agent: *" in lines and "Disallow: /admin/" in lines
+    # The search pages are noindex, follow: a crawler must be allowed to read that.
+    assert not any("search" in line for line in lines)
+    search = client.get("/de/search/?q=llama").content.decode()
+    assert '<meta name="robots" content="noindex, follow">' in search
 
 
 def test_unknown_sitemap_section_is_404(client):

@@ -139,12 +139,15 @@ def at_least(text, lower_bound=False) -> str:
 
 @register.filter
 def ms(value, lower_bound=False) -> str:
-    """Milliseconds: ~488 ms, ~110 s from 10 s on; ≥ 189 ms when the time leaves out the per-layer kernel time (see toks)."""
+    """Milliseconds: ~488 ms; from a second on seconds, ~5.1 s, and ~110 s from 10 s on; ≥ 189 ms when the time
+    leaves out the per-layer kernel time (see toks). "~5,129 ms" asked the reader to count digits."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
     prefix = "≥ " if lower_bound else "~"
-    if value >= 10_000:  # a prefill of minutes reads as seconds: "~110 s", not "~109,546 ms"
+    if value >= 9_950:  # a prefill of minutes reads as whole seconds: "~110 s", not "~109,546 ms"
         return f"{prefix}{formatting.number(value / 1000, get_language(), 0)} s"
+    if value >= 999.5:  # what rounds to 1,000 ms or more
+        return f"{prefix}{formatting.number(value / 1000, get_language(), 1)} s"
     return f"{prefix}{formatting.number(value, get_language(), 0)} ms"
 
 
