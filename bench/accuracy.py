@@ -74,7 +74,8 @@ NON_LLAMA_QUANTIZE = {
 }
 # unsloth's README/blog "GB" for the large DeepSeek files is GiB (NOTES-sizes-and-kv.md §1: R1 UD-IQ1_S shards sum
 # to 140.2 GB decimal = 130.6 GiB, advertised as "131GB").
-UNIT_IS_GIB = {("DeepSeek-V3", "Q3_K_M")}
+UNIT_IS_GIB = {("DeepSeek-V3", "Q3_K_M"), ("DeepSeek-V3", "Q2_K_XS (unsloth: Q2 all, Q4 embed, Q6 lm_head)"),
+               ("DeepSeek-V3", "Q2_K_L (unsloth: Q3 down_proj)")}
 
 
 @dataclass(frozen=True)

@@ -156,3 +156,16 @@ def test_parameter_totals_near_stated(model):
     spec = parse_config(model["config"])
     ratio = rough_parameter_count(spec) / model["stated_params_total"]
     assert 0.8 <= ratio <= 1.2, f"{model['slug']}: {ratio:.3f}"
+
+
+def test_unsloths_deepseek_gb_are_stored_as_gib():
+    """unsloth's DeepSeek README "298 GB" (Q3_K_M) is GiB: stored as 298e9 B it read 7 % below the file, whose
+    tensor shapes give 297.34 GiB (weights.weight_bytes)."""
+    from bench import seed_catalog
+    from reports.sizing.weights import weight_bytes
+
+    sizes = {row["quant"]: row["bytes"] for row in next(m for m in MODELS if m["slug"] == "deepseek-v3-0324")
+             ["published_sizes"]}
+    assert sizes == {"Q2_K_L": 228 * 2**30, "Q2_K_XS": 207 * 2**30, "Q3_K_M": 298 * 2**30}
+    from_shapes = weight_bytes(seed_catalog.model("deepseek-v3-0324"), "Q3_K_M").total_bytes
+    assert abs(from_shapes / sizes["Q3_K_M"] - 1) < 0.005
