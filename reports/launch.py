@@ -48,6 +48,17 @@ def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True
     return f"{model.gguf_repo}:{quant}", ""
 
 
+# Hugging Face stores files of at most 50 GB (hub-docs, storage limits: "Per file: 50GB max"): a larger GGUF is
+# published in parts made by llama-gguf-split (NAME-00001-of-0000N.gguf). llama.cpp loads the parts from the first
+# (and -hf downloads them all); vLLM loads one file, so the parts are merged first.
+HF_MAX_FILE_BYTES = 50e9
+
+
+def gguf_in_parts(plan: MemoryPlan) -> bool:
+    """Whether the GGUF of this plan's format is larger than one Hugging Face file (the weights are its bulk)."""
+    return plan.weights.total_bytes > HF_MAX_FILE_BYTES
+
+
 # rpc-server's default port (llama.cpp tools/rpc/README.md): the other machines of a multi-machine split.
 RPC_PORT = 50052
 
@@ -76,6 +87,8 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
     if placement.n_cpu_moe:
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
     notes = [note] if note else []
+    if note and gguf_in_parts(plan):
+        notes.append("gguf_in_parts")  # a local file this large comes in parts: -m names the first
     if scenario.gpus > 1 and separate_machines:
         # One llama-server drives its own device and one rpc-server per other machine (--rpc host:port,…).
         lines.append("--rpc " + ",".join(f"MACHINE-{n}:{RPC_PORT}" for n in range(2, scenario.gpus + 1)))
@@ -153,6 +166,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         lines.append("--quantization inc" if gaudi else "--quantization fp8")  # vLLM quantizes BF16 to FP8 on load
     elif gguf:
         notes.append("gguf_in_vllm")
+        if gguf_in_parts(plan):
+            notes.append("gguf_merge_for_vllm")  # vLLM loads a single GGUF file
     if gaudi and (scenario.kv_dtype == "fp8" or (quant == "FP8" and model.native_dtype != "fp8")):
         notes.append("gaudi_inc_calibration")
     offloaded = plan.placement.offloaded_weight_bytes if scenario.engine == "vllm" else 0.0

@@ -22,7 +22,7 @@ from reports.forms import (
     CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
     engine_backend_labels, field_for_error, scenario_query,
 )
-from reports.launch import LaunchCommand, llama_cpp_command, vllm_command
+from reports.launch import HF_MAX_FILE_BYTES, LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes
@@ -153,6 +153,11 @@ class ReportPage:
     def speed_upper_bound(self) -> bool:
         """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
         return not self.model.layer_count_known
+
+    @property
+    def hf_max_file_bytes(self) -> float:
+        """The largest file Hugging Face stores (launch.HF_MAX_FILE_BYTES): larger GGUFs come in parts."""
+        return HF_MAX_FILE_BYTES
 
     @property
     def invalid_field_count(self) -> int:

@@ -62,3 +62,22 @@ def test_a_command_whose_offload_leaves_the_gpu_short_says_so():
     short, enough = Scenario(offload_pct=30.0), Scenario(offload_pct=50.0)
     assert "offload_short" in llama_cpp_command(llama, short, plan_memory(llama, rtx_3090, short)).note_codes
     assert "offload_short" not in llama_cpp_command(llama, enough, plan_memory(llama, rtx_3090, enough)).note_codes
+
+
+def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
+    """DeepSeek-V3 at Q4_K_M is 404 GB of GGUF: published in parts (Hugging Face stores 50 GB a file). llama.cpp
+    loads them from the first; vLLM loads one file, so they are merged first. Llama 3.1 8B (4.9 GB) is one file."""
+    from reports.launch import HF_MAX_FILE_BYTES
+
+    deepseek, llama, h200 = (catalog.model("deepseek-v3-0324"), catalog.model("llama-3-1-8b-instruct"),
+                             catalog.accelerator("h200-141gb-sxm"))
+    on_four = Scenario(gpus=4)
+    plan = plan_memory(deepseek, h200, on_four)
+    assert plan.weights.total_bytes > HF_MAX_FILE_BYTES
+    assert "gguf_in_parts" in llama_cpp_command(deepseek, on_four, plan).note_codes
+    gguf_on_vllm = Scenario(gpus=4, engine="vllm", kv_dtype="auto")
+    assert "gguf_merge_for_vllm" in vllm_command(deepseek, gguf_on_vllm,
+                                                 plan_memory(deepseek, h200, gguf_on_vllm)).note_codes
+    small = plan_memory(llama, h200, Scenario())
+    assert small.weights.total_bytes < HF_MAX_FILE_BYTES
+    assert "gguf_in_parts" not in llama_cpp_command(llama, Scenario(), small).note_codes
