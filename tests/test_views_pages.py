@@ -361,3 +361,25 @@ def test_the_search_as_you_type_says_how_many_more_match_and_the_page_lists_them
     submitted = client.get("/en/search/?q=qwen").content.decode()
     assert len(re.findall(r'<li><a href="/en/model/', submitted)) == shown + int(more.group(1))
     assert "more models match" not in submitted
+
+
+@pytest.mark.parametrize("path", ["/de/report/llama-3-3-70b-instruct/h100-80gb-sxm/", "/de/hardware/a100-80gb-sxm/"])
+def test_cloud_offer_qualifiers_are_in_the_pages_language(client, path):
+    """"(Verified Host · SXM4)", "(Dedicated Instance)" on German pages; seed 000 writes them in German."""
+    body = client.get(path).content.decode()
+    for english in ("Verified Host", "Dedicated Instance", "(on-demand)", "cheapest verified host"):
+        assert english not in body
+    assert "Verifizierter Host" in body or "Dedizierte Instanz" in body or "günstigster verifizierter Host" in body
+
+
+def test_offer_instance_keeps_product_names():
+    from django.utils import translation
+
+    from reports.templatetags.labels import offer_instance
+
+    with translation.override("de"):
+        assert offer_instance("8x A100 80GB SXM (Verified Host · SXM4)") == "8x A100 80GB SXM (Verifizierter Host · SXM4)"
+        assert offer_instance("1x H100 SXM (cheapest verified host)") == "1x H100 SXM (günstigster verifizierter Host)"
+        assert offer_instance("1x B300 288GB Blackwell Ultra (Community Cloud)").endswith("(Community Cloud)")
+    with translation.override("en"):
+        assert offer_instance("1x H100 80GB (on-demand)") == "1x H100 80GB (on demand)"

@@ -48,6 +48,31 @@ LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attenti
                "dsv4_state": _("Compressor state"), "dsv4_window_state": _("Sliding window and compressor state")}
 
 
+# The qualifiers the providers' instance names carry in the catalog (CloudOffer.instance, English as the providers
+# write them), longest first so that "cheapest verified host" is not read as "Verified Host". Product names
+# (Community Cloud, Secure Cloud, p5.48xlarge) stay as they are; a qualifier not listed here is shown as entered.
+INSTANCE_TERMS = (
+    ("p5.48xlarge is sold as 8 GPUs", _("p5.48xlarge is sold as 8 GPUs")),
+    ("cheapest verified host", _("cheapest verified host")),
+    ("Dedicated Instance", _("Dedicated Instance")),
+    ("with InfiniBand", _("with InfiniBand")),
+    ("per GPU-hour", _("per GPU-hour")),
+    ("Verified Host", _("Verified Host")),
+    ("marketplace", _("marketplace")),
+    ("on-demand", _("on demand")),
+    ("reserved", _("reserved")),
+)
+_INSTANCE_TERM = re.compile("|".join(re.escape(term) for term, _label in INSTANCE_TERMS))
+
+
+@register.filter
+def offer_instance(instance: str) -> str:
+    """A cloud offer's instance name with its qualifiers in the page's language (Verified Host → Verifizierter
+    Host, as seed 000 writes them); the GPU and product names are kept."""
+    labels = {term: label for term, label in INSTANCE_TERMS}
+    return _INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance)
+
+
 @register.simple_tag
 def verdict_pill(verdict: str) -> str:
     return format_html('<span class="verdict-pill verdict-{}">{}</span>', verdict, VERDICT_SHORT.get(verdict, verdict))
