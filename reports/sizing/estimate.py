@@ -723,8 +723,16 @@ def _kv_per_block(model: ModelSpec, kv: KvBreakdown | None, layout: LlamaCppLayo
             "conv": per_layer.get("conv", 0.0),
             "none": 0.0,
         }
+    by_mixer[""] = 0.0  # MTP blocks keep no KV cache
+    return tuple(map(by_mixer.__getitem__, _block_mixers(model, len(layout.blocks))))
+
+
+@lru_cache(maxsize=1024)
+def _block_mixers(model: ModelSpec, n_blocks: int) -> tuple[str, ...]:
+    """Each llama.cpp block's mixer (parallelism._raw_layout numbers the blocks 0…n-1; MTP blocks past the model's
+    layers: "")."""
     layers = model.layers
-    return tuple(by_mixer[layers[b.index].mixer] if b.index < len(layers) else 0.0 for b in layout.blocks)
+    return tuple(layers[i].mixer if i < len(layers) else "" for i in range(n_blocks))
 
 
 def _dsv4_kv_per_layer(kv: KvBreakdown, per_layer: dict[str, float]) -> dict[str, float]:

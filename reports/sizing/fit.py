@@ -28,6 +28,7 @@ Placement (what lives where):
 from __future__ import annotations
 
 import math
+from itertools import groupby
 
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -201,6 +202,40 @@ def _on_gpu_bytes(block, kv: float, *, experts_moved: bool) -> float:
 def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int,
            shares: tuple[float, ...] | None = None) -> _Loads:
     layout = demand.layout
+    if layout.estimated:
+        return _estimated_loads(demand, devices, n_cpu_moe, gpus, shares)
+    # llama.cpp assigns blocks to devices in contiguous runs (assign_slots): the sums run over slices of each run,
+    # not block by block (a plan places its blocks up to ~40 times while searching --n-cpu-moe and -ngl).
+    loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
+    other, experts, kv = layout.other_bytes_by_block, layout.expert_bytes_by_block, demand.kv_per_block
+    start = 0
+    for device, run in groupby(devices[:len(other)]):
+        end = start + len(list(run))
+        moved_end = min(max(n_cpu_moe, start), end)  # blocks start…moved_end have their experts in system RAM
+        moved = sum(experts[start:moved_end])
+        if device is None:
+            loads.dense += sum(other[start:end])
+            loads.experts += sum(experts[start:end])
+            loads.kv += sum(kv[start:end])
+        else:
+            loads.device[device] += sum(other[start:end]) + sum(kv[start:end]) + sum(experts[moved_end:end])
+            loads.experts += moved
+        start = end
+    _place_output(loads, layout, devices)
+    return loads
+
+
+def _place_output(loads: _Loads, layout: LlamaCppLayout, devices: tuple[int | None, ...]) -> None:
+    output_device = devices[len(layout.blocks)]
+    if output_device is not None:
+        loads.device[output_device] += layout.output_bytes
+    elif not layout.output_is_tied_copy:
+        loads.dense += layout.output_bytes  # a tied head on the CPU is the mmapped embedding itself
+
+
+def _estimated_loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: int, gpus: int,
+                     shares: tuple[float, ...] | None) -> _Loads:
+    layout = demand.layout
     loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
     for i, block in enumerate(layout.blocks):
         device, kv = devices[i], demand.kv_per_block[i]
@@ -221,11 +256,7 @@ def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: i
         loads.device[device] += _on_gpu_bytes(block, kv, experts_moved=i < n_cpu_moe)
         if i < n_cpu_moe:
             loads.experts += block.expert_bytes
-    output_device = devices[len(layout.blocks)]
-    if output_device is not None:
-        loads.device[output_device] += layout.output_bytes
-    elif not layout.output_is_tied_copy:
-        loads.dense += layout.output_bytes  # a tied head on the CPU is the mmapped embedding itself
+    _place_output(loads, layout, devices)
     return loads
 
 

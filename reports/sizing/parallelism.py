@@ -423,7 +423,17 @@ class LlamaCppLayout:
         copy = self.embedding_bytes if self.output_is_tied_copy else 0.0
         return self.embedding_bytes + self.output_bytes - copy + sum(b.total_bytes for b in self.blocks)
 
+    @cached_property
+    def other_bytes_by_block(self) -> tuple[float, ...]:
+        """Each block's bytes other than its routed experts, in block order (fit._loads sums runs of them)."""
+        return tuple(block.other_bytes for block in self.blocks)
 
+    @cached_property
+    def expert_bytes_by_block(self) -> tuple[float, ...]:
+        return tuple(block.expert_bytes for block in self.blocks)
+
+
+@lru_cache(maxsize=4096)  # a plan per accelerator kind and context asks the same layout of (model, format)
 def llama_cpp_layout(spec: ModelSpec, quant: str, *, total_bytes: float, include_mtp: bool = False,
                      active_bytes: float | None = None) -> LlamaCppLayout:
     """Per-block weights scaled so the layout adds up to ``total_bytes`` (a published file size wins).
