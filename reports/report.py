@@ -308,7 +308,10 @@ class ReportPage:
         # With offload the weights segment is only what was not moved: labelled so, it does not contradict the
         # weights section's full size.
         weights_key = "weights_kept" if memory.placement.offloaded_bytes > 0 else "weights"
-        parts = [(weights_key, memory.weights_in_gpu_memory_bytes / GIB), ("kv", memory.kv_in_gpu_memory_bytes / GIB),
+        # So is the KV cache when blocks computed on the CPU keep theirs in system RAM (-ngl below the block count):
+        # "KV cache 0.62 GiB" beside "What to change: KV cache 2.50 → 1.33 GiB" read as a contradiction.
+        kv_key = "kv_kept" if memory.placement.offloaded_kv_bytes > 0 else "kv"
+        parts = [(weights_key, memory.weights_in_gpu_memory_bytes / GIB), (kv_key, memory.kv_in_gpu_memory_bytes / GIB),
                  ("runtime", memory.runtime_bytes / GIB), ("offload", memory.placement.offloaded_bytes / GIB)]
         usable_total = memory.usable_bytes_all_gpus / GIB
         segments, marker = stacked_bar(parts, usable_total)

@@ -481,3 +481,12 @@ def test_gpt_oss_opens_with_the_gguf_its_repository_publishes_and_its_release_un
     assert '<option value="MXFP4" selected>' in vllm
     assert "vllm serve openai/gpt-oss-120b" in vllm and ".gguf" not in vllm
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF" in vllm
+
+
+def test_the_memory_bar_says_when_the_kv_segment_is_only_the_gpus_part(client, db):
+    """Llama 3.3 70B on an RTX 3060: 31 GiB offloaded with whole blocks, whose KV cache stays in system RAM; the bar
+    showed "KV cache & state: 0.62 GiB" beside "What to change: KV cache 2.50 → 1.33 GiB"."""
+    offloaded = client.get("/en/report/llama-3-3-70b-instruct/rtx-3060-12gb/").content.decode()
+    assert "KV cache &amp; state on the GPU:" in offloaded and 'class="swatch seg-kv_kept"' in offloaded
+    fits = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert "KV cache &amp; state:" in fits and "on the GPU:" not in fits

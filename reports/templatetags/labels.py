@@ -24,7 +24,8 @@ VERDICT_SHORT = {"fits": _("fits"), "tight": _("tight"), "unified": _("fits (uni
 # The fit card's banner; also the FAQ's verdict sentence (a sentence reads right in FAQPage JSON-LD, a pill does not).
 VERDICT_TEXT = {"fits": _("Fits with safe headroom"), "tight": _("Tight headroom (< %(spare)s buffer)"),
                 "unified": _("Fits in unified memory (bandwidth-limited)"), "exceeds": _("Exceeds available GPU memory")}
-SEGMENTS = {"weights": _("Model weights"), "weights_kept": _("Model weights not offloaded"), "kv": _("KV cache & state"), "runtime": _("Runtime & activation buffers"),
+SEGMENTS = {"weights": _("Model weights"), "weights_kept": _("Model weights not offloaded"), "kv": _("KV cache & state"),
+            "kv_kept": _("KV cache & state on the GPU"), "runtime": _("Runtime & activation buffers"),
             "offload": _("System-RAM offload")}
 # Runtime terms as the engine names them (runtime.RuntimeTerm.name: llama.cpp's and vLLM's own words).
 RUNTIME_TERMS = {"compute buffer": _("compute buffer"), "host compute buffer": _("host compute buffer"),
