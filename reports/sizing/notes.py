@@ -105,7 +105,7 @@ Reasons a recommendation is empty (recommend.py ``Recommendation.reason``):
     No single accelerator of the catalog holds it (and no priced multi-GPU set does either).
 ``no_priced_multi_gpu``        counts: str (the GPU counts tried, e.g. "2, 4, 8")
     No accelerator with a known price fits at any of those counts.
-``exceeds_largest_unified``    largest: str, memory_gb: float, engine: str (the machines it runs on)
+``exceeds_largest_unified``    largest: str, memory_gb: float, engine: str (the machines it runs on), usable_gib: float
     Not even the largest unified-memory machine of the catalog holds it.
 ``no_unified_for_engine``      engine: str
     The catalog has no unified-memory machine this engine runs on (vLLM has no Metal backend).

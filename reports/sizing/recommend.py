@@ -37,7 +37,7 @@ from .economics import ServingCost
 from .estimate import (
     GIB, MemoryPlan, engine_runs_on, estimate_speeds, fits, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
 )
-from .fit import Verdict, nominal_bytes
+from .fit import Verdict, nominal_bytes, usable_bytes
 from .notes import Note
 from .parameters import count_parameters
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
@@ -211,10 +211,13 @@ def _unified(sizer: _Sizer, runnable: list[HardwareSpec], engine: str) -> Recomm
     first = sizer.first_fitting((spec, 1) for spec in machines)
     if first is None:
         largest = machines[-1]
+        # Its usable memory beside the nominal size: "512 GB" next to 450 GB required read as if it fitted.
+        usable_gib = usable_bytes(largest) / GIB
         return Recommendation(None, Note("exceeds_largest_unified",
                                          f"exceeds the largest unified-memory machine {engine} runs on "
-                                         f"({largest.name}, {largest.memory_gb:g} GB)",
-                                         {"largest": largest.name, "memory_gb": largest.memory_gb, "engine": engine}))
+                                         f"({largest.name}, {largest.memory_gb:g} GB, {usable_gib:.1f} GiB usable)",
+                                         {"largest": largest.name, "memory_gb": largest.memory_gb, "engine": engine,
+                                          "usable_gib": usable_gib}))
     return Recommendation(sizer.choice(*first))
 
 

@@ -103,6 +103,7 @@ def test_glm5_matches_the_seed_cards(glm5):
     assert glm5.unified.choice is None
     assert glm5.unified.reason.code == "exceeds_largest_unified"
     assert glm5.unified.reason.params["memory_gb"] == 512  # 512 × 0.78 = 399.4 GiB < ≈ 419 GiB
+    assert glm5.unified.reason.params["usable_gib"] == pytest.approx(512 * 0.78)  # stated beside the 512 GB
     cloud = glm5.cloud.choice
     assert (cloud.offer.provider, cloud.offer.hourly_usd, cloud.hardware.slug, cloud.offer.gpu_count) == (
         "Vast.ai", 3.54, "a100-80gb-sxm", 8)
