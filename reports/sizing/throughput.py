@@ -91,6 +91,10 @@ CALIBRATION["other"] = CALIBRATION["vulkan"]
 # (2 channels x 8 B x 4800 MT/s), sustained 65-85 % of that (/work/shared/data/NOTES-accelerators.md, "CPU offload");
 # 60 GB/s is ~78 % of it, inside the notes' "desktop dual-channel DDR5 ~60-80 GB/s sustained".
 DEFAULT_RAM_BANDWIDTH_GBS = 60.0
+# The most system RAM a desktop takes: four 64 GB DDR5 modules, 256 GB, on Intel Z790 and AMD X670E boards since
+# 2023 (Tom's Hardware, 2023-12-15, "New desktop PC chips now support an incredible 256GB of memory"). An offload
+# beyond it needs a workstation or server, whose 8-12 memory channels read faster than the desktop assumed above.
+DESKTOP_MAX_RAM_BYTES = 256e9
 
 # Tensor-parallel link when HardwareSpec.interconnect_gbs is unknown: PCIe 4.0 x16 achieves ~22-25 GB/s per
 # direction (NOTES-accelerators.md "PCIe x16 per direction": Inspur MLPerf notes ~22 GB/s measured per GPU).

@@ -433,3 +433,21 @@ def test_vllm_sliding_window_pages_follow_the_gpus_scheduler_budget():
     sliding = next(t for t in plan_memory(GEMMA_3_27B, small, explicit).kv.terms if t.kind == "sliding")
     assert sliding.cells == (-(-(1023 + 4096) // 16) + 1) * 16
 
+
+
+def test_an_offload_beyond_a_desktops_ram_says_it_needs_a_server():
+    """GLM-5 on one RTX 4090: ≈ 401 GiB of experts in system RAM, read at the 60 GB/s of a desktop's dual-channel
+    DDR5, which holds at most 256 GB (four 64 GB modules): the speed rests on a machine that cannot exist."""
+    from bench import seed_catalog
+
+    glm5 = estimate(seed_catalog.model("glm-5"), RTX_4090, Scenario())
+    note = next(note for note in glm5.warnings if note.code == "system_ram_beyond_desktop")
+    in_ram = glm5.placement.host_bytes + glm5.placement.offloaded_bytes
+    assert in_ram > 256e9 and note.params["ram_gib"] == in_ram / GIB and note.params["desktop_gb"] == 256
+    # 31 GiB in RAM (Llama 3.3 70B on an RTX 3060) fits a desktop; a bandwidth the visitor set is theirs to know.
+    small = estimate(seed_catalog.model("llama-3-3-70b-instruct"), seed_catalog.accelerator("rtx-3060-12gb"),
+                     Scenario())
+    assert small.placement.offloaded_bytes > 0
+    assert "system_ram_beyond_desktop" not in [note.code for note in small.warnings]
+    own = estimate(seed_catalog.model("glm-5"), RTX_4090, Scenario(system_ram_bandwidth_gbs=400.0))
+    assert "system_ram_beyond_desktop" not in [note.code for note in own.warnings]
