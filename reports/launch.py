@@ -31,6 +31,11 @@ class LaunchCommand:
     def text(self) -> str:
         return " \\\n  ".join(self.lines)
 
+    @property
+    def model_argument(self) -> str:
+        """What the command loads: the last word of its first line (a repository, a file or a directory)."""
+        return self.lines[0].rsplit(" ", 1)[-1]
+
 
 def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True) -> tuple[str, str]:
     """The GGUF to load, as llama.cpp's -hf repo[:tag] ("hf") or a local file ("file"), and the note that explains
@@ -126,6 +131,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
         # with the base model's tokenizer; GGUF loading lives in the vllm-gguf-plugin.
         weights, _ = gguf_weights(model, quant, bare_repo_allowed=False)
+        if gguf_in_parts(plan):
+            weights = f"./{model.slug}-{quant}.gguf"  # the parts merged into one file (note gguf_merge_for_vllm)
         lines = [f"vllm serve {weights}"]
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")

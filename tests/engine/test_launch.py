@@ -76,8 +76,13 @@ def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
     assert plan.weights.total_bytes > HF_MAX_FILE_BYTES
     assert "gguf_in_parts" in llama_cpp_command(deepseek, on_four, plan).note_codes
     gguf_on_vllm = Scenario(gpus=4, engine="vllm", kv_dtype="auto")
-    assert "gguf_merge_for_vllm" in vllm_command(deepseek, gguf_on_vllm,
-                                                 plan_memory(deepseek, h200, gguf_on_vllm)).note_codes
+    command = vllm_command(deepseek, gguf_on_vllm, plan_memory(deepseek, h200, gguf_on_vllm))
+    assert "gguf_merge_for_vllm" in command.note_codes
+    assert command.lines[0] == "vllm serve ./deepseek-v3-0324-Q4_K_M.gguf" == f"vllm serve {command.model_argument}"
+    # A published repository's parts cannot be served as repo:quant either: the merged local file is.
+    glm, h100 = catalog.model("glm-4-5"), catalog.accelerator("h100-80gb-sxm")
+    glm_command = vllm_command(glm, gguf_on_vllm, plan_memory(glm, h100, gguf_on_vllm))
+    assert glm.gguf_repo and glm_command.lines[0] == "vllm serve ./glm-4-5-Q4_K_M.gguf"
     small = plan_memory(llama, h200, Scenario())
     assert small.weights.total_bytes < HF_MAX_FILE_BYTES
     assert "gguf_in_parts" not in llama_cpp_command(llama, Scenario(), small).note_codes
