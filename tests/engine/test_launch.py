@@ -3,6 +3,8 @@ quantization and offload flags."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reports.launch import llama_cpp_command, vllm_command
 from reports.sizing.estimate import plan_memory
 from reports.sizing.specs import Scenario
@@ -80,9 +82,9 @@ def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
     assert "gguf_merge_for_vllm" in command.note_codes
     assert command.lines[0] == "vllm serve ./deepseek-v3-0324-Q4_K_M.gguf" == f"vllm serve {command.model_argument}"
     # A published repository's parts cannot be served as repo:quant either: the merged local file is.
-    glm, h100 = catalog.model("glm-4-5"), catalog.accelerator("h100-80gb-sxm")
+    glm, h100 = replace(catalog.model("glm-4-5"), gguf_repo="unsloth/GLM-4.5-GGUF"), catalog.accelerator("h100-80gb-sxm")
     glm_command = vllm_command(glm, gguf_on_vllm, plan_memory(glm, h100, gguf_on_vllm))
-    assert glm.gguf_repo and glm_command.lines[0] == "vllm serve ./glm-4-5-Q4_K_M.gguf"
+    assert glm_command.lines[0] == "vllm serve ./glm-4-5-Q4_K_M.gguf"
     small = plan_memory(llama, h200, Scenario())
     assert small.weights.total_bytes < HF_MAX_FILE_BYTES
     assert "gguf_in_parts" not in llama_cpp_command(llama, Scenario(), small).note_codes
