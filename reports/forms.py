@@ -58,6 +58,7 @@ def context_label(tokens: int) -> str:
     return str(tokens)
 
 
+MIN_BUDGET_USD = 100
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
@@ -115,7 +116,9 @@ class ConfiguratorForm(forms.Form):
         label=_("vLLM: share of GPU memory (--gpu-memory-utilization)"), min_value=MIN_GPU_MEMORY_UTILIZATION,
         max_value=1, max_digits=3, decimal_places=2, widget=FastNumberInput)
     hours = _number_field(label=_("Active use (hours/day)"), min_value=0.5, max_value=24)
-    budget = _number_field(label=_("Hardware budget (USD)"), min_value=0, max_value=1e8, required=False)
+    # No accelerator costs less than $100: a smaller budget is a German "2.500" that the number input read as 2.5
+    # (its break-even then read "~0.1 months"), refused with the range instead.
+    budget = _number_field(label=_("Hardware budget (USD)"), min_value=MIN_BUDGET_USD, max_value=1e8, required=False)
     kwh = _number_field(label=_("Electricity (USD/kWh)"), min_value=0, max_value=5)
 
     def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None,

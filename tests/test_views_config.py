@@ -163,7 +163,7 @@ def _section(body: str, section_id: str) -> str:
 
 
 def _my_hardware_link(body: str) -> str:
-    return re.search(r'<a href="([^"]*/custom/\?[^"]*)">', body).group(1).replace("&amp;", "&")
+    return re.search(r'<a href="([^"]*/custom/\?[^"]*)"[^>]*>', body).group(1).replace("&amp;", "&")
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

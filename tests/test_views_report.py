@@ -388,9 +388,13 @@ def test_engine_refuses_vllm_without_a_backend():
 def test_vllm_command_for_a_gguf_format_serves_the_gguf_file(client, db):
     """The vLLM estimate of a GGUF format is sized on that file, so the command serves it (vLLM's GGUF docs:
     repo_id:quant_type or a local file, with the base model's tokenizer), not the 16-bit repository."""
+    body = client.get(url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&kv_dtype=fp8&quant=Q4_K_M")).content.decode()
+    launch = body[body.index('id="launch"'):body.index('id="simulator"')]
+    assert "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q4_K_M \\\n  --tokenizer google/gemma-3-27b-it" in launch
+    # GLM-4.5's 213 GB file comes in parts, which vLLM cannot load: it serves the merged local file.
     body = client.get(url("glm-4-5", "h100-80gb-sxm", query="gpus=8&engine=vllm&kv_dtype=fp8&quant=Q4_K_M")).content.decode()
     launch = body[body.index('id="launch"'):body.index('id="simulator"')]
-    assert "vllm serve unsloth/GLM-4.5-GGUF:Q4_K_M \\\n  --tokenizer zai-org/GLM-4.5" in launch
+    assert "vllm serve ./glm-4-5-Q4_K_M.gguf \\\n  --tokenizer zai-org/GLM-4.5" in launch
     plain = client.get(url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="engine=vllm&quant=AWQ&kv_dtype=fp8"))
     awq = plain.content.decode()
     assert "vllm serve ./llama-3-3-70b-instruct-AWQ" in awq and "--tokenizer" not in awq

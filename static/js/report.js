@@ -2,10 +2,14 @@
 (function () {
   "use strict";
 
+  // Elements given their listeners (not a data attribute: htmx's history snapshot would keep the mark and drop
+  // the listeners, so a restored page's buttons would stay dead).
+  var bound = new WeakSet();
+
   function setupCopyButtons(root) {
     root.querySelectorAll("button.copy[data-copy-target]").forEach(function (button) {
-      if (button.dataset.bound) return;
-      button.dataset.bound = "1";
+      if (bound.has(button)) return;
+      bound.add(button);
       button.addEventListener("click", function () {
         var source = document.getElementById(button.dataset.copyTarget);
         if (!source || !navigator.clipboard) return;
@@ -22,8 +26,8 @@
 
   function setupSimulator(root) {
     root.querySelectorAll(".simulator").forEach(function (box) {
-      if (box.dataset.bound) return;
-      box.dataset.bound = "1";
+      if (bound.has(box)) return;
+      bound.add(box);
       var ttft = parseFloat(box.dataset.ttftMs);
       var rate = parseFloat(box.dataset.tokensPerS);
       var words = (box.dataset.sample || "").split(/\s+/).filter(Boolean);
@@ -82,12 +86,78 @@
     });
   }
 
+  // Links that carry the page's state ("describe your own hardware") take the current query over their own
+  // (they keep their own fields, such as the hardware's description).
+  function syncStateLinks() {
+    var current = new URLSearchParams(window.location.search);
+    document.querySelectorAll("a[data-keeps-state]").forEach(function (link) {
+      var url = new URL(link.href, window.location.href);
+      current.forEach(function (value, name) { url.searchParams.set(name, value); });
+      link.href = url.pathname + url.search;
+    });
+  }
+
+  // htmx restores a page from its history snapshot, whose form controls show the values they were rendered with,
+  // not the state of the URL it restores (Back after three changes showed the first page's selects beside the
+  // second page's results). The URL is the state: the pushed URLs carry every field of the form.
+  function syncFormsWithUrl() {
+    var params = new URLSearchParams(window.location.search);
+    document.querySelectorAll("form[hx-get]").forEach(function (form) {
+      form.reset();  // the values the page was rendered with: right for a URL without a query
+      if (!window.location.search) return;
+      Array.prototype.forEach.call(form.elements, function (control) {
+        if (!control.name) return;
+        if (control.type === "checkbox" || control.type === "radio") {
+          control.checked = params.getAll(control.name).indexOf(control.value) !== -1;
+        } else if (params.has(control.name)) {
+          control.value = params.get(control.name);
+        }
+      });
+    });
+  }
+
+  // The server marks a field invalid when it renders the whole page; an htmx update swaps only the messages (out
+  // of band): the field's class and its control's aria-invalid follow its message.
+  function syncFieldErrors() {
+    document.querySelectorAll(".field .field-error").forEach(function (slot) {
+      var field = slot.closest(".field");
+      var invalid = slot.textContent.trim() !== "";
+      field.classList.toggle("has-error", invalid);
+      field.querySelectorAll("input, select, textarea").forEach(function (control) {
+        if (invalid) {
+          control.setAttribute("aria-invalid", "true");
+          control.setAttribute("aria-describedby", slot.id);
+        } else {
+          control.removeAttribute("aria-invalid");
+        }
+      });
+    });
+  }
+
+  // One short announcement per update (the verdict), not the whole report re-read.
+  function announceVerdict() {
+    var status = document.getElementById("results-status");
+    var verdict = document.querySelector("#results .verdict-banner, #results #invalid-input h2, #results h2");
+    if (status && verdict) { status.textContent = verdict.textContent.replace(/\s+/g, " ").trim(); }
+  }
+
   document.addEventListener("DOMContentLoaded", function () { setup(document); });
-  document.addEventListener("htmx:pushedIntoHistory", syncLanguageLinks);
+  document.addEventListener("htmx:pushedIntoHistory", function () { syncLanguageLinks(); syncStateLinks(); });
+  document.addEventListener("htmx:historyRestore", function () {
+    syncFormsWithUrl();
+    syncFieldErrors();
+    syncLanguageLinks();
+    syncStateLinks();
+    setup(document);
+  });
   // An invalid configuration comes back as 400 with the results partial and the field errors (out of band):
   // swap it like a success (htmx 2 drops 4xx bodies by default), so the message appears beside the field.
   document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.xhr.status === 400) { event.detail.shouldSwap = true; event.detail.isError = false; }
   });
-  document.addEventListener("htmx:afterSwap", function (event) { setup(event.target); });
+  document.addEventListener("htmx:afterSwap", function (event) {
+    setup(event.target);
+    syncFieldErrors();
+    if (event.target.id === "results") { announceVerdict(); }
+  });
 })();
