@@ -1,0 +1,82 @@
+"""The model and hardware pages' tables and the search as you type, in a real browser: htmx swaps the table and
+pushes the URL, the state survives the language switch, keyboard users keep their place, and without JavaScript
+the same links and forms reload the page with the same result."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.report_page import LANGUAGES, mark_document, number, query, still_same_document
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+
+
+def decode_column(page) -> list[str]:
+    return [cell.strip() for cell in page.locator("#table tbody tr td:nth-child(6)").all_inner_texts()]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_sorting_a_model_table_by_keyboard_swaps_it_in_place_and_keeps_the_focus(page, lang):
+    """The sort headers lost focus with the swapped table: the next Tab started at the top of the page."""
+    page.goto(f"/{lang}/model/llama-3-1-8b-instruct/")
+    mark_document(page)
+    header = page.locator("#sort-decode")
+    header.focus()
+    with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"):
+        page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]sort=decode"))
+    expect(page.locator("#sort-decode")).to_be_focused()
+    speeds = [number(text, lang) for text in decode_column(page) if re.search(r"\d", text)]
+    assert speeds == sorted(speeds) or speeds == sorted(speeds, reverse=True), speeds
+    assert still_same_document(page)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_filtering_a_hardware_table_keeps_its_state_across_the_language_switch(page, lang):
+    """The hardware page did not load the script that carries the pushed state into the language links."""
+    page.goto(f"/{lang}/hardware/rtx-4090/")
+    rows = page.locator("#table tbody tr")
+    all_rows = rows.count()
+    with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"):
+        page.check("#filter-fits")
+    expect(page).to_have_url(re.compile(r"[?&]fits=1"))
+    expect(rows).not_to_have_count(all_rows)
+    assert all(not re.search(r"exceeds|übersteigt", text, re.I) for text in rows.all_inner_texts())
+    other = "de" if lang == "en" else "en"
+    with page.expect_navigation():
+        page.locator(f'.lang-switch a[hreflang="{other}"]').click()
+    assert page.url.split("?")[0].endswith(f"/{other}/hardware/rtx-4090/")
+    assert query(page).get("fits") == "1"
+    expect(page.locator("#filter-fits")).to_be_checked()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_table_sorted_without_javascript_is_the_same_table(open_context, page, lang):
+    page.goto(f"/{lang}/hardware/h100-80gb-sxm/")
+    with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"):
+        page.locator("#sort-total").click()
+    expect(page).to_have_url(re.compile(r"[?&]sort=total"))
+    swapped = page.locator("#table tbody").inner_text()
+    plain, _ = open_context(java_script_enabled=False)
+    plain.goto(page.url)
+    assert plain.locator("#table tbody").inner_text() == swapped
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_search_as_you_type_lists_matches_a_keyboard_can_reach(page, lang):
+    page.goto(f"/{lang}/")
+    page.locator("#pick-model").fill("qwen3 30")
+    first = page.locator("#search-results a").first
+    expect(first).to_contain_text("Qwen3")
+    page.locator("#pick-model").focus()
+    for _ in range(10):  # Tab through the form to the results
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('#search-results') !== null"):
+            break
+    assert page.evaluate("document.activeElement.closest('#search-results') !== null")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert re.search(rf"/{lang}/(model|report|search)/", page.url)
