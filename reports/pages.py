@@ -209,15 +209,20 @@ def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:
     ("fits" or unified memory), as the cheapest way to run it at the default configuration; failing that the
     smallest with a tight fit; and when nothing holds it, the largest accelerator, whose report shows how far off
     it is and what to change. For GLM-4.5 this is the Instinct MI325X 256GB, the accelerator the seed page shows.
+    Accelerators sized at the table's engine and format come first (see the loop).
     """
     def size(row: AcceleratorRow) -> tuple:
         price = row.hardware.price_usd
         return row.hardware.memory_gb, price is None, price or 0.0, -row.hardware.bandwidth_gbs, row.hardware.slug
 
-    for acceptable in (("fits", "unified"), ("tight",)):
-        fitting = [row for row in rows if row.verdict in acceptable]
-        if fitting:
-            return min(fitting, key=size).hardware
+    # Rows sized at the table's own engine and format first: the page says "holds it … at Q4_K_M", and an
+    # accelerator whose backend runs only Q4_0 (Ascend under CANN) would show other figures than that sentence.
+    same_format = [row for row in rows if not row.differs_from_table]
+    for candidates in (same_format, rows):
+        for acceptable in (("fits", "unified"), ("tight",)):
+            fitting = [row for row in candidates if row.verdict in acceptable]
+            if fitting:
+                return min(fitting, key=size).hardware
     return max(rows, key=lambda row: (row.hardware.memory_gb, row.hardware.bandwidth_gbs)).hardware
 
 

@@ -383,3 +383,18 @@ def test_offer_instance_keeps_product_names():
         assert offer_instance("1x B300 288GB Blackwell Ultra (Community Cloud)").endswith("(Community Cloud)")
     with translation.override("en"):
         assert offer_instance("1x H100 80GB (on-demand)") == "1x H100 80GB (on demand)"
+
+
+def test_default_accelerator_prefers_one_sized_at_the_tables_format(client):
+    """Qwen3-Next's page opened on an Ascend 910B at Q4_0 (CANN runs no Q4_K_M) under "holds it comfortably at
+    Q4_K_M": an accelerator sized at the table's format comes first; another format only when none of those fits."""
+    from dataclasses import replace as replaced
+
+    from reports.sizing.specs import Scenario
+
+    q4_0 = replaced(_row("ascend", 64, "fits"), opening=Scenario(quant="Q4_0"))
+    assert default_accelerator([q4_0, _row("larger", 80, "fits")]).slug == "larger"
+    assert default_accelerator([q4_0, _row("larger", 80, "exceeds")]).slug == "ascend"
+    heading = re.search(r'<h2 id="default-heading">(.*?)</h2>',
+                        client.get("/en/model/qwen3-next-80b-a3b-instruct/").content.decode()).group(1)
+    assert heading != "On Ascend 910B 64GB"
