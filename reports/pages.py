@@ -486,6 +486,14 @@ class HardwarePage:
         column = next(c for c in HARDWARE_TABLE_COLUMNS if c.key == self.state.sort)
         return sorted_rows(rows, column, descending=self.state.descending)
 
+    @property
+    def bounds_listed_last(self) -> int:
+        """How many rows of a table sorted by decode speed have only an upper bound ("≤"), which sorts after the
+        estimates: the page says so, or a 400 tok/s bound at the bottom reads as the slowest."""
+        if self.state.sort != "decode":
+            return 0
+        return sum(1 for row in self.table if row.speed_upper_bound)
+
     @cached_property
     def sort_links(self) -> dict[str, SortLink]:
         return sort_links(self.state, HARDWARE_TABLE_COLUMNS)

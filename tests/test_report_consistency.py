@@ -587,6 +587,9 @@ def test_upper_bound_speeds_sort_after_estimates(client):
     speeds = re.findall(r"([≤~])\s?[\d,.]+ tok/s", text[text.index("Parameters"):])
     assert "≤" in speeds and speeds.index("≤") > speeds.index("~")
     assert all(mark == "≤" for mark in speeds[speeds.index("≤"):])  # the bounds come after every estimate
+    # … and the page says so (a 427 tok/s bound at the bottom read as the slowest model).
+    assert f"The {speeds.count('≤')} speeds marked ≤ are upper bounds" in text
+    assert "marked ≤" not in text_of(client, "/en/hardware/h100-80gb-sxm/?sort=total")
 
 
 def test_internal_seed_citations_read_as_the_earlier_edition(client):
