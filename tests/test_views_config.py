@@ -202,3 +202,20 @@ def test_mesh_peers_must_be_a_small_whole_number(client, value):
     response = client.get(f"/en/report/llama-3-1-8b-instruct/custom/?{CUSTOM}&interconnect_mesh_peers={value}")
     assert response.status_code == 400
     assert field_error(response.content.decode(), "interconnect_mesh_peers")
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_compare_with_an_invalid_combination_says_so_instead_of_asking_to_choose(client, htmx):
+    """KV q8_0 under vLLM with two accelerators chosen: the table made way for "Choose up to four accelerators",
+    and the htmx answer carried no message for the field."""
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = client.get("/en/compare/gemma-3-27b-it/?hw0=rtx-4090&hw1=h100-80gb-sxm&kv_dtype=q8_0&engine=vllm",
+                          **headers)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert "This configuration cannot be computed: please correct the highlighted field." in body
+    assert "Choose up to four accelerators" not in body
+    error = re.search(r'<div id="id_kv_dtype_error"[^>]*>(.*?)</div>', body, re.S).group(1)
+    assert "vLLM has no q8_0 KV cache" in error
+    if htmx:
+        assert 'id="id_kv_dtype_error" class="field-error" role="alert" hx-swap-oob="true"' in body
