@@ -1,6 +1,7 @@
 """The model, hardware, home and search pages and the 404 pages: both languages, sorting and filtering over GET,
 htmx partials, suggestions, and a query count that does not grow with the catalog."""
 
+import html
 import re
 from dataclasses import replace
 
@@ -398,3 +399,12 @@ def test_default_accelerator_prefers_one_sized_at_the_tables_format(client):
     heading = re.search(r'<h2 id="default-heading">(.*?)</h2>',
                         client.get("/en/model/qwen3-next-80b-a3b-instruct/").content.decode()).group(1)
     assert heading != "On Ascend 910B 64GB"
+
+
+def test_a_unified_memory_hardware_page_does_not_promise_offload(client):
+    """The Mac pages said "where none fits, the speed with llama.cpp's automatic offload" beside rows showing "—"."""
+    mac = html.unescape(client.get("/en/hardware/macbook-pro-m4-max-128gb/").content.decode())
+    assert "has no separate system RAM to offload to" in mac and "automatic offload to system RAM" not in mac
+    gpu = html.unescape(client.get("/en/hardware/rtx-4090/?vendor=Meta&fits=1").content.decode())
+    assert "automatic offload to system RAM" in gpu
+    assert re.search(r"\d+ of 83 models shown; \d+ of all 83 fit\.", gpu)
