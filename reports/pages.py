@@ -21,6 +21,7 @@ from django.urls import NoReverseMatch, reverse
 
 from catalog.models import LLMModel
 from reports.estimates import CatalogSnapshot
+from reports.forms import scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
@@ -526,10 +527,13 @@ POPULAR_MODELS = ("llama-3-1-8b-instruct", "qwen3-30b-a3b-instruct-2507", "gpt-o
                   "glm-4-5", "deepseek-v3-2", "kimi-k2-instruct")
 # "What runs on …": a 24 GB graphics card, a 128 GB unified-memory machine and an 8-GPU H100 server, each
 # picked from the catalog by its properties (largest bandwidth among the matches) rather than by slug.
+# The server runs vLLM: its tensor parallelism has all eight GPUs work on each token, where llama.cpp's layer split
+# has them take turns (Llama 3.1 405B: ~11.5 tok/s under llama.cpp at Q4_K_M, ~55 under vLLM), and a server is
+# served from the released checkpoint (or FP8, then AWQ: vllm_format_ladder), not a GGUF.
 ENTRY_POINTS = (
-    ("24gb", {"memory_gb": 24, "kind": "discrete"}, 1),
-    ("128gb-unified", {"memory_gb": 128, "kind": "unified"}, 1),
-    ("8xh100", {"slug": "h100-80gb-sxm"}, 8),
+    ("24gb", {"memory_gb": 24, "kind": "discrete"}, 1, "llama.cpp"),
+    ("128gb-unified", {"memory_gb": 128, "kind": "unified"}, 1, "llama.cpp"),
+    ("8xh100", {"slug": "h100-80gb-sxm"}, 8, "vllm"),
 )
 ENTRY_POINT_LIMIT = 12  # models listed per entry point (the largest that fit)
 
@@ -550,8 +554,10 @@ class EntryPoint:
     key: str
     hardware: HardwareSpec
     gpus: int
-    models: tuple[FittingModel, ...]  # the largest models that fit at Q4_K_M and 8K, largest first
+    models: tuple[FittingModel, ...]  # the largest models that fit at 8K (llama.cpp: Q4_K_M), largest first
     fitting_count: int
+    engine: str = "llama.cpp"
+    hardware_url: str = ""  # the hardware page, which lists every model (at the best format that fits)
 
 
 def _entry_hardware(catalog: CatalogSnapshot, criteria: dict) -> HardwareSpec | None:
@@ -562,18 +568,29 @@ def _entry_hardware(catalog: CatalogSnapshot, criteria: dict) -> HardwareSpec | 
                default=None)
 
 
-def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus: int) -> EntryPoint:
+def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus: int,
+                engine: str = "llama.cpp") -> EntryPoint:
     template = report_path("MODEL-SLUG", hardware.slug)
-    suffix = f"?gpus={gpus}" if gpus > 1 else ""
     fitting = []
     for row in catalog.model_rows:
         model = catalog.model(row.slug)
-        # The report's opening configuration there (vLLM and its format where llama.cpp has no backend), so the
-        # link opens on what the entry lists.
-        scenario = replace(default_scenario(model, hardware), gpus=gpus)
-        plan = fitting_plan(model, hardware, scenario)
-        if plan is None:
-            continue
+        if engine == "vllm":
+            # The best format of vLLM's ladder that fits the GPUs (the released checkpoint first).
+            scenario = replace(default_scenario(model, hardware, "vllm"), gpus=gpus)
+            best = best_fitting_format(model, hardware, scenario) if model.has_shapes else None
+            if best is None:
+                continue
+            quant, plan = best
+            scenario = replace(scenario, quant=quant)
+        else:
+            # The report's opening configuration there (vLLM and its format where llama.cpp has no backend), so
+            # the link opens on what the entry lists.
+            scenario = replace(default_scenario(model, hardware), gpus=gpus)
+            plan = fitting_plan(model, hardware, scenario)
+            if plan is None:
+                continue
+        suffix = "?" + urlencode(scenario_query(scenario)) if engine == "vllm" else (f"?gpus={gpus}" if gpus > 1
+                                                                                      else "")
         params = count_parameters(model)
         decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
@@ -581,7 +598,8 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,
                                                    not model.layer_count_known)))
     fitting.sort(key=lambda item: (-item[0], item[1].name))
-    return EntryPoint(key, hardware, gpus, tuple(item for _, item in fitting[:ENTRY_POINT_LIMIT]), len(fitting))
+    return EntryPoint(key, hardware, gpus, tuple(item for _, item in fitting[:ENTRY_POINT_LIMIT]), len(fitting),
+                      engine, reverse("reports:hardware", kwargs={"hardware_slug": hardware.slug}))
 
 
 @dataclass(frozen=True)
@@ -628,10 +646,10 @@ def _build_home_page(catalog: CatalogSnapshot) -> HomePage:
     hardware_url = _path_template("reports:hardware", hardware_slug="SLUG")
     popular = tuple(Link(rows[slug].name, model_url(slug)) for slug in POPULAR_MODELS if slug in rows)
     entry_points = []
-    for key, criteria, gpus in ENTRY_POINTS:
+    for key, criteria, gpus, engine in ENTRY_POINTS:
         hardware = _entry_hardware(catalog, criteria)
         if hardware is not None:
-            entry_points.append(entry_point(catalog, key, hardware, gpus))
+            entry_points.append(entry_point(catalog, key, hardware, gpus, engine))
     by_vendor: dict[str, list[Link]] = {}
     for hardware in catalog.hardware.values():
         by_vendor.setdefault(hardware.vendor, []).append(Link(hardware.name, hardware_url(hardware.slug)))

@@ -206,7 +206,12 @@ def test_home_page_has_the_picker_and_computed_entry_points(client, lang):
     assert len(re.findall(rf'href="/{lang}/report/[a-z0-9-]+/rtx-4090/"', card)) >= 5
     assert f'href="/{lang}/report/gemma-3-27b-it/rtx-4090/"' in card  # 27B at ~4.9 bits: ~16.5 GB
     eight = body.split('id="entry-8xh100"', 1)[1].split("</section>", 1)[0]
-    assert re.search(rf'href="/{lang}/report/[a-z0-9-]+/h100-80gb-sxm/\?gpus=8"', eight)
+    # The server under vLLM, tensor parallel over its eight GPUs (llama.cpp's layer split has them take turns:
+    # Llama 3.1 405B read ~11.5 tok/s there), each model in the best format of vLLM's ladder that fits.
+    links = re.findall(rf'href="(/{lang}/report/[a-z0-9-]+/h100-80gb-sxm/\?[^"]+)"', eight)
+    assert links and all("gpus=8" in link and "engine=vllm" in link for link in links)
+    assert re.search(r"Llama 3.1 405B Instruct</a> <span class=\"muted\">FP8 · ", eight)
+    assert f'href="/{lang}/hardware/h100-80gb-sxm/"' in eight  # every model on it
     assert f'href="/{lang}/model/glm-4-5/"' in body and f'href="/{lang}/hardware/rtx-4090/"' in body
 
 
