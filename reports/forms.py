@@ -59,6 +59,9 @@ def context_label(tokens: int) -> str:
 
 
 MIN_BUDGET_USD = 100
+# Beside FP16 and BF16 (the released 16-bit checkpoint, which either engine loads) the list has llama.cpp's F16
+# GGUF file: named so, or "F16" and "FP16" read as the same format twice.
+FORMAT_LABELS = {"F16": "F16 (GGUF)"}
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
@@ -157,7 +160,7 @@ class ConfiguratorForm(forms.Form):
         # engine's message says why.
         submitted = self.data.get("quant")
         self.fields["quant"].choices = [
-            (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else name) for name in quant_names
+            (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else FORMAT_LABELS.get(name, name)) for name in quant_names
             if model is None or name == submitted or format_applies_to(model, name)]
         localize_limits(self)  # before the model's own context limit, which has a message of its own
         context = self.fields["context"]

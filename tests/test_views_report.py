@@ -494,3 +494,9 @@ def test_the_memory_bar_says_when_the_kv_segment_is_only_the_gpus_part(client, d
     assert "KV cache &amp; state on the GPU:" in offloaded and 'class="swatch seg-kv_kept"' in offloaded
     fits = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     assert "KV cache &amp; state:" in fits and "on the GPU:" not in fits
+
+
+def test_the_gguf_f16_is_told_apart_from_the_fp16_checkpoint(client, db):
+    body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
+    assert '<option value="F16">F16 (GGUF)</option>' in select and '<option value="FP16">FP16</option>' in select
