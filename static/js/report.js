@@ -155,7 +155,22 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     if (event.detail.xhr.status === 400) { event.detail.shouldSwap = true; event.detail.isError = false; }
   });
+  // A change swaps the answer at once and loads the longer sections in a second request: until they arrive their
+  // placeholder keeps the height they had, so a reader scrolled down to them is not thrown up the page.
+  var detailsHeight = 0;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target.id !== "results") return;
+    var details = document.getElementById("details");
+    detailsHeight = details ? details.offsetHeight : 0;
+  });
+
   document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.target.id === "results" && detailsHeight) {
+      var placeholder = document.getElementById("details");
+      if (placeholder && placeholder.getAttribute("aria-busy") === "true") {
+        placeholder.style.minHeight = detailsHeight + "px";
+      }
+    }
     setup(event.target);
     syncFieldErrors();
     if (event.target.id === "results") { announceVerdict(); }

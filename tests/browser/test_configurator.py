@@ -264,3 +264,25 @@ def test_a_history_entry_missing_from_htmxs_cache_comes_back_as_the_whole_page(p
     expect(page.locator("h1")).to_have_count(1)
     expect(page.locator("footer")).to_have_count(1)
     expect(page.locator("#id_context")).to_have_value("32768")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_reader_scrolled_to_the_chart_stays_there_while_the_details_reload(page, lang):
+    """The longer sections come in a second request; their placeholder had no height, so a change made while
+    reading the chart threw the reader ~2,000 px up the page until they arrived."""
+    import time
+
+    def slow_details(route):
+        time.sleep(1.0)
+        route.continue_()
+
+    page.route(re.compile(r".*part=details.*"), slow_details)
+    page.goto(report_path(lang))
+    page.locator("#chart").scroll_into_view_if_needed()
+    before = page.evaluate("window.scrollY")
+    assert before > 1000
+    with page.expect_response(is_htmx):
+        page.locator("#id_quant").select_option("Q8_0")
+    expect(page.locator("#details[aria-busy='true']")).to_have_count(1)  # the sections have not arrived yet
+    assert page.evaluate("window.scrollY") >= before * 0.9
+    expect(page.locator("#details #chart")).to_have_count(1)
