@@ -157,20 +157,26 @@
   });
   // A change swaps the answer at once and loads the longer sections in a second request: until they arrive their
   // placeholder keeps the height they had, so a reader scrolled down to them is not thrown up the page.
+  // The results region keeps its height until htmx has settled the swap, and only then hands it to the placeholder:
+  // a layout in between would clamp the scroll.
   var detailsHeight = 0;
   document.addEventListener("htmx:beforeSwap", function (event) {
-    if (event.detail.target.id !== "results") return;
+    var results = event.detail.target;
+    if (results.id !== "results") return;
     var details = document.getElementById("details");
     detailsHeight = details ? details.offsetHeight : 0;
+    results.style.minHeight = results.offsetHeight + "px";
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (event.target.id !== "results") return;
+    var placeholder = document.getElementById("details");
+    if (detailsHeight && placeholder && placeholder.getAttribute("aria-busy") === "true") {
+      placeholder.style.minHeight = detailsHeight + "px";
+    }
+    event.target.style.minHeight = "";
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {
-    if (event.target.id === "results" && detailsHeight) {
-      var placeholder = document.getElementById("details");
-      if (placeholder && placeholder.getAttribute("aria-busy") === "true") {
-        placeholder.style.minHeight = detailsHeight + "px";
-      }
-    }
     setup(event.target);
     syncFieldErrors();
     if (event.target.id === "results") { announceVerdict(); }
