@@ -170,13 +170,15 @@ def _hardware_or_form(request: HttpRequest, hardware_slug: str, catalog: Catalog
     """A catalog accelerator, or the visitor's own hardware from the query ("custom" in the URL)."""
     if hardware_slug != CUSTOM_HARDWARE_SLUG:
         return catalog.hardware.get(hardware_slug), None
+    if not any(request.GET.get(name) for name in CustomHardwareForm.FIELDS):
+        return None, CustomHardwareForm()  # nothing described yet: the empty form, not "This field is required"
     form = CustomHardwareForm(request.GET)
     return (form.hardware if form.is_valid() else None), form
 
 
 def _invalid_hardware(request: HttpRequest, form: CustomHardwareForm, model: ModelSpec) -> HttpResponse:
     template = "reports/custom_hardware.html#form" if request.htmx else "reports/custom_hardware.html"
-    return render(request, template, {"form": form, "model": model}, status=400)
+    return render(request, template, {"form": form, "model": model}, status=400 if form.is_bound else 200)
 
 
 @require_safe

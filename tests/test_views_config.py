@@ -219,3 +219,14 @@ def test_compare_with_an_invalid_combination_says_so_instead_of_asking_to_choose
     assert "vLLM has no q8_0 KV cache" in error
     if htmx:
         assert 'id="id_kv_dtype_error" class="field-error" role="alert" hx-swap-oob="true"' in body
+
+
+def test_the_own_hardware_form_opens_empty_without_errors(client):
+    """Opened with nothing described it said "This field is required" four times, with a 400."""
+    response = client.get("/en/report/llama-3-1-8b-instruct/custom/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "This field is required" not in body and 'id="hardware-errors"' not in body
+    assert 'name="memory_gb"' in body
+    described = client.get("/en/report/llama-3-1-8b-instruct/custom/?memory_gb=24")  # half described: the messages
+    assert described.status_code == 400 and "This field is required" in described.content.decode()
