@@ -12,12 +12,26 @@
       bound.add(button);
       button.addEventListener("click", function () {
         var source = document.getElementById(button.dataset.copyTarget);
-        if (!source || !navigator.clipboard) return;
-        navigator.clipboard.writeText(source.innerText).then(function () {
-          var label = button.textContent;
-          button.textContent = button.dataset.copiedLabel || "Copied";
+        if (!source) return;
+        var label = button.textContent;
+        function show(text) {
+          button.textContent = text;
           setTimeout(function () { button.textContent = label; }, 1500);
-        });
+        }
+        // Without the clipboard API (plain HTTP) or its permission, the command is selected for Ctrl+C instead of
+        // the click doing nothing.
+        function selectCommand() {
+          var range = document.createRange();
+          range.selectNodeContents(source);
+          var selection = window.getSelection();
+          selection.removeAllRanges();
+          selection.addRange(range);
+          show(button.dataset.selectedLabel || label);
+        }
+        if (!navigator.clipboard) { selectCommand(); return; }
+        navigator.clipboard.writeText(source.innerText).then(function () {
+          show(button.dataset.copiedLabel || "Copied");
+        }, selectCommand);
       });
     });
   }

@@ -94,3 +94,17 @@ def test_play_with_reduced_motion_shows_the_whole_text_at_once(open_context, lan
     expect(page.locator("#simulator .sim-output")).to_have_text(" ".join(words))
     expect(page.locator("#simulator .sim-counter")).to_have_text(
         page.locator("#simulator .simulator").get_attribute("data-label-done"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_the_clipboard_the_copy_button_selects_the_command(open_context, lang):
+    """Over plain HTTP (no clipboard API) the button did nothing at all: now it selects the command for Ctrl+C and
+    says so."""
+    page, _ = open_context()
+    page.add_init_script("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    page.goto(report_path(lang))
+    button = page.locator("#launch button.copy").first
+    button.click()
+    expect(button).to_have_text(button.get_attribute("data-selected-label"))
+    command = page.locator(f"#{button.get_attribute('data-copy-target')}").inner_text()
+    assert page.evaluate("window.getSelection().toString()").strip() == command.strip()
