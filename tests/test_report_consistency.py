@@ -580,6 +580,9 @@ def test_meta_descriptions_fit_a_search_result(client, lang):
         body = client.get(path).content.decode()
         description = html.unescape(re.search(r'<meta name="description" content="([^"]*)"', body).group(1))
         assert len(description) <= 160, (path, len(description), description)
+        if "/report/" in path:  # a report's <title> within what a result shows (~60): the heading's shorter forms
+            title = html.unescape(re.search(r"<title>(.*?)</title>", body, re.S).group(1)).strip()
+            assert len(title) <= 65, (path, len(title), title)
 
 
 def test_upper_bound_speeds_sort_after_estimates(client):
