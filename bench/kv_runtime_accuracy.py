@@ -117,6 +117,15 @@ VLLM_MODELS = {
 H100_TOTAL_GIB = 79.19  # the llm-d v0.19 logs' total_memory (same H100-80GB for the v0.15-0.18 run JSONs)
 
 
+def clipped(text: str, limit: int) -> str:
+    """TEXT cut to at most LIMIT characters at a word boundary, with "…" when cut (labels of the methodology page's
+    tables: "61+1 laye" read as a typo)."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,;(")
+    return cut + "…"
+
+
 def _row(check: str, expected: float, predicted: float, note: str = "", *, scored: bool = True) -> dict:
     error = (predicted - expected) / expected if scored and expected else None
     return {"check": check, "expected": expected, "predicted": predicted, "error": error, "note": note}
@@ -234,7 +243,7 @@ def _llama_cpp_rows() -> list[dict]:
     rows = []
     for record in _read("llamacpp_runtime.csv"):
         if not record["model"].startswith("Pythia"):
-            rows.append({"check": f"llama.cpp {record['model'][:40]}", "expected": None, "predicted": None,
+            rows.append({"check": f"llama.cpp {clipped(record['model'], 40)}", "expected": None, "predicted": None,
                          "error": None, "note": "skipped: shapes not in the log excerpt (inferred or encoder)"})
             continue
         spec = SPECS["Pythia-2.8B"]
@@ -244,7 +253,7 @@ def _llama_cpp_rows() -> list[dict]:
         label = f"llama.cpp Pythia FA{'on' if scenario.flash_attention else 'off'} ({record['file_type'][:8]})"
         for column, key in (("compute_buffer_mib", "compute buffer"), ("host_compute_buffer_mib", "host compute buffer"),
                             ("output_buffer_mib", "output buffer")):
-            rows.append(_row(f"{label} {key} MiB", float(record[column]), buffers[key][0] / MIB, record["source"][:40]))
+            rows.append(_row(f"{label} {key} MiB", float(record[column]), buffers[key][0] / MIB, clipped(record["source"], 40)))
         kv = kv_cache(spec, scenario)
         rows.append(_row(f"{label} KV MiB", float(record["kv_buffer_mib"]), kv.total_bytes / MIB))
     return rows
@@ -261,7 +270,7 @@ def _dsv4_compute_rows() -> list[dict]:
         predicted = llama_cpp_buffers(spec, scenario)["compute buffer"][0] / MIB
         label = (f"llama.cpp DeepSeek-V4-Flash compute MiB @ {int(record['n_ctx']):,} ub {record['n_ubatch']} "
                  f"FA{'on' if scenario.flash_attention else 'off'} ({record['backend'].split(' ')[0]})")
-        rows.append(_row(label, float(record["compute_buffer_mib"]), predicted, record["source"][:40]))
+        rows.append(_row(label, float(record["compute_buffer_mib"]), predicted, clipped(record["source"], 40)))
     return rows
 
 
@@ -271,7 +280,7 @@ def _vllm_rows() -> list[dict]:
         name = VLLM_MODELS.get(record["model"])
         skip = _vllm_skip_reason(record, name)
         if skip:
-            rows.append({"check": f"vLLM {record['model'][:44]}", "expected": None, "predicted": None,
+            rows.append({"check": f"vLLM {clipped(record['model'], 44)}", "expected": None, "predicted": None,
                          "error": None, "note": f"skipped: {skip}"})
             continue
         rows.append(_vllm_row(record, SPECS[name]))
@@ -309,7 +318,7 @@ def _vllm_row(record: dict, spec: ModelSpec) -> dict:
                              enforce_eager=record["enforce_eager"] == "True")
     activation = runtime.term("activation peak").bytes / GIB
     note = f"{record['vllm_version']} TP{tp}; act {activation:.2f} vs {record['activation_peak_gib'] or '?'} GiB"
-    return _row(f"vLLM {record['model'][:44]} @{record['max_model_len']} tokens",
+    return _row(f"vLLM {clipped(record['model'], 44)} @{record['max_model_len']} tokens",
                 float(record["kv_tokens"]), runtime.kv_capacity_tokens, note)
 
 

@@ -249,3 +249,11 @@ def test_both_vllm_check_tables_name_models_and_accelerators(page_html):
     assert '<th scope="row">1 × H100 80GB SXM</th><td>Llama 3.1 8B Instruct</td>' in html
     assert '<th scope="row">1 × H100 80GB SXM</th><td>Qwen3 8B</td>' in html
     assert "<td>llama-3-1-8b-instruct</td>" not in html
+
+
+def test_long_labels_are_cut_at_a_word_with_an_ellipsis():
+    from bench.kv_runtime_accuracy import clipped
+
+    assert clipped("llama.cpp GLM-4-0414 32B (from PR title; 61+1 layers)", 44) == "llama.cpp GLM-4-0414 32B (from PR title…"
+    assert clipped("short", 44) == "short"
+    assert all(len(clipped("word " * 30, n)) <= n for n in (10, 40, 44))
