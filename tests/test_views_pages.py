@@ -413,3 +413,11 @@ def test_a_unified_memory_hardware_page_does_not_promise_offload(client):
     gpu = html.unescape(client.get("/en/hardware/rtx-4090/?vendor=Meta&fits=1").content.decode())
     assert "automatic offload to system RAM" in gpu
     assert re.search(r"\d+ of 83 models shown; \d+ of all 83 fit\.", gpu)
+
+
+@pytest.mark.parametrize("path", ["/en/model/glm-4-5/", "/de/hardware/rtx-4090/", "/en/compare/gemma-3-27b-it/", "/de/"])
+def test_every_page_links_the_methodology_its_footer_vouches_for(client, path):
+    """The footer says the figures are checked against measurements; model, hardware and compare pages had no link
+    to where that is shown."""
+    language = path.split("/")[1]
+    assert f'href="/{language}/methodology/"' in client.get(path).content.decode().split('class="site-footer"')[1]
