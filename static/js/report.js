@@ -176,7 +176,7 @@
   var detailsHeight = 0;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var results = event.detail.target;
-    if (results.id !== "results") return;
+    if (results.id !== "results" || !event.detail.shouldSwap) return;  // no swap, no settle to undo it
     var details = document.getElementById("details");
     detailsHeight = details ? details.offsetHeight : 0;
     results.style.minHeight = results.offsetHeight + "px";
