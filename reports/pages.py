@@ -26,7 +26,8 @@ from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
-    estimate_speeds, fitting_plan, format_runs_on, native_format, plan_memory, sizable_on,
+    engine_usable_bytes, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes, native_format,
+    plan_memory, sizable_on,
 )
 from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
@@ -389,8 +390,17 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
     if ladder is None and scenario.engine == "vllm":
         ladder = vllm_format_ladder(model)
     ladder = runnable_ladder(hardware, scenario.engine, ladder)
-    if not ladder or fitting(min(ladder, key=lambda quant: quant_format(quant).bits_per_weight)) is None:
+    if not ladder:
         return None
+    # If even the smallest format's lower bound of the GPUs' demand exceeds what they hold, none fits. Only the bound:
+    # a plan of the smallest format can fail for a reason of its own (vLLM cannot split AWQ's expert width of 2560
+    # over 8 GPUs in 128-wide blocks), which says nothing about the larger formats (Qwen3 Coder 480B fits at FP8).
+    smallest = replace(scenario, quant=min(ladder, key=lambda quant: quant_format(quant).bits_per_weight))
+    try:
+        if gpu_demand_floor_bytes(model, smallest) > engine_usable_bytes(hardware, smallest):
+            return None
+    except SizingError:
+        pass  # the engine refuses that format here: try the ladder
     for quant in ladder:
         plan = fitting(quant)
         if plan is not None:

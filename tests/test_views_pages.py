@@ -211,7 +211,9 @@ def test_home_page_has_the_picker_and_computed_entry_points(client, lang):
     links = re.findall(rf'href="(/{lang}/report/[a-z0-9-]+/h100-80gb-sxm/\?[^"]+)"', eight)
     assert links and all("gpus=8" in link and "engine=vllm" in link for link in links)
     assert re.search(r"Llama 3.1 405B Instruct</a> <span class=\"muted\">FP8 · ", eight)
-    assert f'href="/{lang}/hardware/h100-80gb-sxm/"' in eight  # every model on it
+    # The hardware page sizes one GPU under llama.cpp: linked from the single-GPU entries only.
+    assert f'href="/{lang}/hardware/h100-80gb-sxm/"' not in eight and f'href="/{lang}/hardware/rtx-4090/"' in card
+    assert "Qwen3 Coder 480B" in eight  # FP8 fits; its AWQ does not split over 8 GPUs, which hid it
     assert f'href="/{lang}/model/glm-4-5/"' in body and f'href="/{lang}/hardware/rtx-4090/"' in body
 
 
@@ -421,3 +423,18 @@ def test_every_page_links_the_methodology_its_footer_vouches_for(client, path):
     to where that is shown."""
     language = path.split("/")[1]
     assert f'href="/{language}/methodology/"' in client.get(path).content.decode().split('class="site-footer"')[1]
+
+
+def test_best_fitting_format_tries_the_larger_formats_when_the_smallest_is_refused():
+    """vLLM cannot split Qwen3 Coder 480B's AWQ experts (width 2560) over 8 GPUs in 128-wide blocks; the shortcut
+    "the smallest format does not fit, so none does" hid its FP8, which fits 8 × H100."""
+    from reports.estimates import current_catalog
+    from reports.pages import best_fitting_format
+    from reports.sizing.estimate import default_scenario
+
+    _, catalog = current_catalog()
+    model, h100 = catalog.model("qwen3-coder-480b-a35b"), catalog.hardware["h100-80gb-sxm"]
+    scenario = replace(default_scenario(model, h100, "vllm"), gpus=8)
+    quant, plan = best_fitting_format(model, h100, scenario)
+    assert quant == "FP8" and plan.fit.verdict in ("fits", "tight")
+    assert best_fitting_format(model, catalog.hardware["rtx-4090"], replace(scenario, gpus=1)) is None  # floor
