@@ -76,6 +76,9 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
     placement = plan.placement
     quant = plan.weights.quant
     weights, note = gguf_weights(model, quant)
+    if note and gguf_in_parts(plan):
+        # A local file this large comes in parts (note gguf_in_parts): -m names the first, N for their count.
+        weights = f"./{model.slug}-{quant}-00001-of-0000N.gguf"
     first = f"llama-server -m {weights}" if note else f"llama-server -hf {weights}"
     # -np pins the slots the plan sizes: without it llama-server starts 4 slots on one unified cache (-np auto,
     # PR #17997), whose sliding-window part holds 4 windows (kv_cache.llama_cpp_swa_cells). Several sequences share
@@ -93,7 +96,7 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
     notes = [note] if note else []
     if note and gguf_in_parts(plan):
-        notes.append("gguf_in_parts")  # a local file this large comes in parts: -m names the first
+        notes.append("gguf_in_parts")
     if scenario.gpus > 1 and separate_machines:
         # One llama-server drives its own device and one rpc-server per other machine (--rpc host:port,…).
         lines.append("--rpc " + ",".join(f"MACHINE-{n}:{RPC_PORT}" for n in range(2, scenario.gpus + 1)))

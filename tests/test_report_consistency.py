@@ -319,7 +319,8 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     ":BF16" would fail to download."""
     text = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=Q4_K_M"))  # a file the repo lacks
     assert "-hf ggml-org/gpt-oss-120b-GGUF:Q4_K_M" not in text
-    assert "llama-server -m ./gpt-oss-120b-Q4_K_M.gguf" in text
+    # 62 GB of Q4_K_M: published in parts, so -m names the first (launch.gguf_in_parts)
+    assert "llama-server -m ./gpt-oss-120b-Q4_K_M-00001-of-0000N.gguf" in text
     assert "ggml-org/gpt-oss-120b-GGUF publishes MXFP4_MOE, no Q4_K_M file: choose that format" in text
     bf16_gemma = text_of(client, url("gemma-3-27b-it", "rtx-4090", query="quant=BF16"))
     assert "publishes Q4_K_M, Q8_0, F16, no BF16 file: choose one of those formats" in bf16_gemma
@@ -327,7 +328,7 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF \\" in native  # one file type: no tag, as the guide has it
     assert "vllm serve openai/gpt-oss-120b \\" in native  # the release's own GGUF: vLLM serves the release
     bf16 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=BF16"))
-    assert "llama-server -m ./gemma-3-27b-it-BF16.gguf" in bf16
+    assert "llama-server -m ./gemma-3-27b-it-BF16-00001-of-0000N.gguf" in bf16
     q8 = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="quant=Q8_0"))
     assert "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8
     assert "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8  # vLLM's GGUF plugin takes repo:type

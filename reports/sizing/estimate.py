@@ -1431,12 +1431,13 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
     in_system_ram = placement.host_bytes + placement.offloaded_bytes
     if (hardware.kind != "unified" and placement.offloaded_bytes > 0 and scenario.system_ram_bandwidth_gbs is None
             and in_system_ram > DESKTOP_MAX_RAM_BYTES):
-        ram_gib, desktop_gb = in_system_ram / GIB, DESKTOP_MAX_RAM_BYTES / 1e9
+        # In GB, as memory modules are sold: "250 GiB … more than 256 GB" read as a contradiction.
+        ram_gb, desktop_gb = in_system_ram / 1e9, DESKTOP_MAX_RAM_BYTES / 1e9
         notes.append(Note("system_ram_beyond_desktop",
-                          f"{ram_gib:.0f} GiB in system RAM is more than a desktop takes ({desktop_gb:.0f} GB): it "
+                          f"{ram_gb:.0f} GB in system RAM is more than a desktop takes ({desktop_gb:.0f} GB): it "
                           f"needs a workstation or server, whose memory channels read faster than the "
                           f"{DEFAULT_RAM_BANDWIDTH_GBS:g} GB/s of a desktop assumed here (--ram-bandwidth sets yours)",
-                          {"ram_gib": ram_gib, "desktop_gb": desktop_gb, "assumed_gbs": DEFAULT_RAM_BANDWIDTH_GBS}))
+                          {"ram_gb": ram_gb, "desktop_gb": desktop_gb, "assumed_gbs": DEFAULT_RAM_BANDWIDTH_GBS}))
     if scenario.engine == "vllm":
         # vLLM refuses to start when one request at max_model_len needs more KV memory than the pool
         # (kv_cache_utils.check_enough_kv_cache_memory) and logs "Maximum concurrency for L tokens per request".

@@ -61,7 +61,7 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     --offload-pct on unified memory (no separate system RAM): ignored.
 ``explicit_offload_exceeds``   offload_pct: float
     llama.cpp with an explicit --offload-pct that still exceeds GPU memory: it does not run (no speed).
-``system_ram_beyond_desktop``  ram_gib: float, desktop_gb: float, assumed_gbs: float
+``system_ram_beyond_desktop``  ram_gb: float, desktop_gb: float, assumed_gbs: float
     more system RAM than a desktop takes (throughput.DESKTOP_MAX_RAM_BYTES) at the desktop's assumed bandwidth.
 ``unified_exceeds``            usable_gib: float
     Exceeds unified memory: there is no separate system RAM to offload to, so it does not run (no speed).

@@ -187,7 +187,21 @@
     if (detailsHeight && placeholder && placeholder.getAttribute("aria-busy") === "true") {
       placeholder.style.minHeight = detailsHeight + "px";
     }
-    event.target.style.minHeight = "";
+    event.target.removeAttribute("style");  // not style="" either: see htmx:beforeHistorySave
+  });
+
+  // htmx's history snapshot is HTML: a style attribute in it would be applied as inline style on restore, which the
+  // CSP blocks. The heights leave the page while it is copied and come back before anything is laid out.
+  document.addEventListener("htmx:beforeHistorySave", function () {
+    var held = [];
+    document.querySelectorAll("#results, #details").forEach(function (element) {
+      if (!element.hasAttribute("style")) return;  // an empty style="" is an inline style to the CSP too
+      if (element.style.minHeight) { held.push([element, element.style.minHeight]); }
+      element.removeAttribute("style");
+    });
+    if (held.length) {
+      queueMicrotask(function () { held.forEach(function (pair) { pair[0].style.minHeight = pair[1]; }); });
+    }
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {

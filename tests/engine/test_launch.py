@@ -76,7 +76,9 @@ def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
     on_four = Scenario(gpus=4)
     plan = plan_memory(deepseek, h200, on_four)
     assert plan.weights.total_bytes > HF_MAX_FILE_BYTES
-    assert "gguf_in_parts" in llama_cpp_command(deepseek, on_four, plan).note_codes
+    parts = llama_cpp_command(deepseek, on_four, plan)
+    assert "gguf_in_parts" in parts.note_codes
+    assert parts.model_argument == "./deepseek-v3-0324-Q4_K_M-00001-of-0000N.gguf"  # the first part, as the note says
     gguf_on_vllm = Scenario(gpus=4, engine="vllm", kv_dtype="auto")
     command = vllm_command(deepseek, gguf_on_vllm, plan_memory(deepseek, h200, gguf_on_vllm))
     assert "gguf_merge_for_vllm" in command.note_codes
