@@ -374,9 +374,9 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
                         ladder: Sequence[str] | None = None) -> tuple[str, MemoryPlan] | None:
     """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
 
-    fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them; the format with
-    the fewest bits per weight is tried first, so a model too large for the accelerator costs one lookup instead of
-    the whole ladder.
+    fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them, and when even
+    the smallest format's bound is above the GPUs' usable memory the ladder is not walked at all: a model too large
+    for the accelerator costs one lookup.
     """
     if scenario is None:
         scenario = default_scenario(model, hardware)
@@ -538,7 +538,7 @@ POPULAR_MODELS = ("llama-3-1-8b-instruct", "qwen3-30b-a3b-instruct-2507", "gpt-o
 # "What runs on …": a 24 GB graphics card, a 128 GB unified-memory machine and an 8-GPU H100 server, each
 # picked from the catalog by its properties (largest bandwidth among the matches) rather than by slug.
 # The server runs vLLM: its tensor parallelism has all eight GPUs work on each token, where llama.cpp's layer split
-# has them take turns (Llama 3.1 405B: ~11.5 tok/s under llama.cpp at Q4_K_M, ~55 under vLLM), and a server is
+# has them take turns (Llama 3.1 405B: ~11.5 tok/s under llama.cpp at Q4_K_M, ~38 under vLLM at FP8), and a server is
 # served from the released checkpoint (or FP8, then AWQ: vllm_format_ladder), not a GGUF.
 ENTRY_POINTS = (
     ("24gb", {"memory_gb": 24, "kind": "discrete"}, 1, "llama.cpp"),

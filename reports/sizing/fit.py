@@ -205,7 +205,8 @@ def _loads(demand: LlamaCppDemand, devices: tuple[int | None, ...], n_cpu_moe: i
     if layout.estimated:
         return _estimated_loads(demand, devices, n_cpu_moe, gpus, shares)
     # llama.cpp assigns blocks to devices in contiguous runs (assign_slots): the sums run over slices of each run,
-    # not block by block (a plan places its blocks up to ~40 times while searching --n-cpu-moe and -ngl).
+    # not block by block (a plan places its blocks ~5 times on average, 9,895 calls for 2,000 random Qwen3-30B
+    # plans on an RTX 4090, more while searching --n-cpu-moe and -ngl).
     loads = _Loads([demand.device_fixed_bytes] * gpus, 0.0, 0.0, 0.0)
     other, experts, kv = layout.other_bytes_by_block, layout.expert_bytes_by_block, demand.kv_per_block
     start = 0

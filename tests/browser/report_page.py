@@ -86,6 +86,16 @@ def is_htmx(response: Response) -> bool:
     return response.request.headers.get("hx-request") == "true" and "part=details" not in response.url
 
 
+def type_refused(page: Page, field: str, value: str) -> None:
+    """Type a value the field refuses: htmx sends it (the forms leave the check to the server) and the answer puts
+    the server's message beside the field in place of the results."""
+    with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"
+                              and "part=details" not in response.url):
+        page.fill(f"#id_{field}", value)
+    expect(field_error(page, field)).not_to_be_empty()
+    expect(page.locator("#fit")).to_have_count(0)
+
+
 def choose(page: Page, field: str, value: str, *, changes: Locator | None = None) -> str | None:
     """Select ``value`` in the configurator's ``field``, wait for the htmx swap and the pushed URL, and
     return the new text of ``changes`` after checking that the swap changed it."""
