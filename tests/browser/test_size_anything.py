@@ -35,10 +35,6 @@ def translated(lang: str, message: str) -> str:
         return translation.gettext(message).split("%(")[0]
 
 
-def is_htmx_request(request) -> bool:
-    return request.headers.get("hx-request") == "true"
-
-
 def page_errors(log) -> list[str]:
     return [error for error in log.errors if not error.startswith(RESOURCE_FAILURE)]
 
