@@ -479,7 +479,7 @@ def test_the_lead_describes_the_configuration_of_the_url(client):
     """The home page links "what runs on 8 × H100" to ?gpus=8 and the hardware pages to ?quant=Q8_0; the lead
     described 1 GPU at Q4_K_M (~0.364 tok/s) above a body with ~11.5 tok/s."""
     eight = text_of(client, url("llama-3-1-405b-instruct", "h100-80gb-sxm", query="gpus=8"))
-    lead = eight[eight.index("Llama 3.1 405B Instruct (406 B total"):][:300]
+    lead = eight[eight.index("Llama 3.1 405B Instruct (406 B parameters, dense"):][:300]
     assert "on 8 × H100 80GB SXM" in lead
     speed = re.search(r"\((~[\d.]+ tok/s) decode\)", lead).group(1)
     assert f"Decode (one stream) {speed}" in eight
@@ -684,6 +684,11 @@ def test_lead_of_a_dense_model_without_recorded_license_points_to_the_model_card
     text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
     assert "mixture of experts" not in text
     assert "License: see the model card" in text
+    # All of a dense model's parameters are active: "8.03 B total, 8.03 B active" said it twice.
+    assert "Llama 3.1 8B Instruct (8.03 B parameters, dense, Grouped-query attention (GQA)) uses" in text
+    assert "Model 8.03 B, dense · hardware 24 GB" in text and " active" not in text.split(" uses ")[0]
+    german = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang="de"))
+    assert "(8,03 B Parameter, dicht (kein MoE), Grouped-Query Attention (GQA)) belegt" in german
 
 
 def test_offload_explains_the_ram_and_host_link_terms_that_dominate(client):
