@@ -26,12 +26,39 @@ def url(model, hardware, lang="en", query=""):
 def text_of(client, path) -> str:
     response = client.get(path)
     assert response.status_code == 200, response.content[:300]
+    # Template syntax never reaches the page: a "{# … #}" comment over two lines is text to Django.
+    leaked = re.search(r".{0,60}(?:\{[#%]|[#%]\}).{0,60}", response.content.decode())
+    assert leaked is None, leaked.group(0)
     html = re.sub(r"<script.*?</script>|<style.*?</style>|<svg.*?</svg>", "", response.content.decode(), flags=re.S)
     return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
 def gib_after(label: str, text: str) -> float:
     return float(re.search(re.escape(label) + r" ([+−-]?[\d.]+) GiB", text).group(1).replace("−", "-"))
+
+
+def test_a_share_of_the_weights_in_system_ram_counts_what_the_gpu_holds(client):
+    """Llama 3.3 70B with half its weights offloaded (offload=50) on an RTX 4090 read "42.68 GiB (45.82 GB) of 1 × 24
+    GB (178%)" and "178% utilization" beside "Fits with safe headroom", and the verdict note "runs … in 42.68 GiB,
+    leaving 1.88 GiB of headroom" on a 24 GB card. The share and the note count what the GPU holds."""
+    _, catalog = current_catalog()
+    scenario = Scenario(offload_pct=50)
+    result = catalog.estimate(catalog.model("llama-3-3-70b-instruct"), catalog.hardware["rtx-4090"], scenario)
+    fit = result.fit
+    assert round(fit.utilization_pct) == 178 and fit.fits  # the contract's share: of the total
+    held, ram = fit.gpu_demand_bytes / GIB, fit.system_ram_bytes / GIB
+    share = round(fit.gpu_demand_bytes / (24 * GIB) * 100)
+    assert share == 87 and round(held + ram, 2) == round(fit.required_bytes / GIB, 2)
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090", query="offload=50"))
+    assert (f"Memory breakdown: {fit.required_bytes / GIB:.2f} GiB ({fit.required_bytes / 1e9:.2f} GB), {held:.2f} GiB "
+            f"of it for 1 × 24 GiB ({share}%) and {ram:.2f} GiB in system RAM") in text
+    assert f"{share}% of the GPU memory in use" in text and "178%" not in text
+    assert (f"in {fit.required_bytes / GIB:.2f} GiB: the GPU holds {held:.2f} GiB and system RAM {ram:.2f} GiB, which "
+            f"leaves {fit.headroom_bytes / GIB:.2f} GiB of headroom on the GPU") in text
+    assert round(22.8 - held, 2) == pytest.approx(fit.headroom_bytes / GIB, abs=0.011)
+    # Automatic offload keeps the seed's share of the total (what the GPU would need), beside "exceeds".
+    glm = text_of(client, url("glm-5", "instinct-mi325x-256gb"))
+    assert re.search(r"Memory breakdown: [\d.]+ GiB \([\d.]+ GB\) of 1 × 256 GiB \(16[45]%\)", glm)
 
 
 def test_headroom_is_usable_minus_what_the_gpu_holds_and_the_page_says_so(client):

@@ -299,7 +299,7 @@ def test_offers_beyond_the_first_eight_are_counted_in_the_visitors_language(clie
 
 @pytest.mark.parametrize("lang, gpus, expected", [
     ("en", 1, "One RTX 4090 (22.8 GiB usable) runs Llama"), ("en", 2, "2 × RTX 4090 (22.8 GiB usable each) run Llama"),
-    ("de", 1, "1 × RTX 4090 (22,8 GiB nutzbar) führt Llama"), ("de", 2, "2 × RTX 4090 (je 22,8 GiB nutzbar) führen Llama"),
+    ("de", 1, "Auf 1 × RTX 4090 (22,8 GiB nutzbar) läuft Llama"), ("de", 2, "Auf 2 × RTX 4090 (je 22,8 GiB nutzbar) läuft Llama"),
 ])
 def test_verdict_note_agrees_with_the_gpu_count(client, db, lang, gpus, expected):
     """German keeps "1 ×" in the singular: an article would need each accelerator's gender (die RTX, der Mac)."""
