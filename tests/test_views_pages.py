@@ -438,3 +438,16 @@ def test_best_fitting_format_tries_the_larger_formats_when_the_smallest_is_refus
     quant, plan = best_fitting_format(model, h100, scenario)
     assert quant == "FP8" and plan.fit.verdict in ("fits", "tight")
     assert best_fitting_format(model, catalog.hardware["rtx-4090"], replace(scenario, gpus=1)) is None  # floor
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("path", ["/", "/model/qwen3-30b-a3b-instruct-2507/", "/hardware/rtx-4090/", "/methodology/",
+                                  "/compare/qwen3-30b-a3b-instruct-2507/", "/model/no-such-model/",
+                                  "/report/gpt-oss-120b/h100-80gb-sxm/?engine=vllm&gpus=2&batch=8&quant=MXFP4"])
+def test_no_template_syntax_reaches_a_page(client, lang, path):
+    """A "{# … #}" comment over two lines is text to Django's template language, not a comment."""
+    response = client.get(f"/{lang}{path}")
+    assert response.status_code in (200, 404)
+    leaked = re.search(r".{0,60}(?:\{[#%]|[#%]\}|\{\{|\}\}(?!\s*</script>)).{0,60}",
+                       re.sub(r"<script.*?</script>", "", response.content.decode(), flags=re.S))
+    assert leaked is None, leaked.group(0)
