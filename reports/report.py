@@ -417,7 +417,8 @@ class ReportPage:
         if vllm is None:
             return None
         scenario, plan = vllm
-        return {"share": vllm_memory_share(self.hardware, scenario), "budget": plan.fit.usable_bytes_per_gpu}
+        return {"share": vllm_memory_share(self.hardware, scenario), "budget": plan.fit.usable_bytes_per_gpu,
+                "demand": plan.fit.fullest_gpu_demand_bytes}
 
     def _plan_on_engine(self, engine: str) -> tuple[Scenario, MemoryPlan] | None:
         """The configuration on `engine` (its KV type where the other engine has none) and its memory plan: all a

@@ -369,6 +369,14 @@ def test_no_vllm_command_where_vllm_would_not_start(client):
     text = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=MXFP4_MOE"))
     assert "llama-server -hf ggml-org/gpt-oss-120b-GGUF" in text and "vllm serve" not in text
     assert "No vLLM command: vLLM does not offload by itself" in text
+    # It names what vLLM would need: Qwen3 32B at Q4_K_M read "does not fit the 21.38 GiB of each RTX 4090" on a page
+    # whose llama.cpp total is 21.02 GiB (vLLM's activation peak and graphs take more).
+    _, catalog = current_catalog()
+    vllm = plan_memory(catalog.model("qwen3-32b"), catalog.hardware["rtx-4090"],
+                       Scenario(engine="vllm", kv_dtype="f16"))
+    qwen = text_of(client, url("qwen3-32b", "rtx-4090"))
+    assert (f"under vLLM this configuration needs {vllm.fit.fullest_gpu_demand_bytes / GIB:.2f} GiB on the GPU, more "
+            f"than the {vllm.fit.usable_bytes_per_gpu / GIB:.2f} GiB of the RTX 4090") in qwen
     german = text_of(client, url("gpt-oss-120b", "rtx-4090", lang="de", query="quant=MXFP4_MOE"))
     assert "Kein vLLM-Befehl: vLLM lagert nicht von selbst aus" in german
     on_vllm = text_of(client, url("gpt-oss-120b", "rtx-4090", query="quant=BF16&engine=vllm&offload=80"))
