@@ -321,6 +321,10 @@ def test_context_labels_read_as_model_cards_write_them(client):
     text = text_of(client, url("lfm2-2-6b", "rtx-4090"))
     assert "125K" not in text
     assert "(131,072)" in text and "beyond the model's 128,000-token limit" in text
+    # A context past the model's limit is no ✓, even where the memory would hold it (Qwen3 32B at 64K: 40,960).
+    qwen = text_of(client, url("qwen3-32b", "rtx-4090", query="gpus=2"))
+    row = re.search(r"64K \(65,536\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB (\S+) \(([^)]*)\)", qwen)
+    assert row.groups() == ("✗", "the memory would hold it, but it is beyond the model's 40,960-token limit")
 
 
 def test_long_times_read_in_seconds():
