@@ -53,6 +53,8 @@ def test_a_share_of_the_weights_in_system_ram_counts_what_the_gpu_holds(client):
     assert (f"Memory breakdown: {fit.required_bytes / GIB:.2f} GiB ({fit.required_bytes / 1e9:.2f} GB), {held:.2f} GiB "
             f"of it for 1 × 24 GiB ({share}%) and {ram:.2f} GiB in system RAM") in text
     assert f"{share}% of the GPU memory in use" in text and "178%" not in text
+    offloaded = result.placement.offloaded_bytes / GIB
+    assert f"Fits with safe headroom, with {offloaded:.2f} GiB offloaded to system RAM" in text  # the banner says it
     assert (f"in {fit.required_bytes / GIB:.2f} GiB: the GPU holds {held:.2f} GiB and system RAM {ram:.2f} GiB, which "
             f"leaves {fit.headroom_bytes / GIB:.2f} GiB of headroom on the GPU") in text
     assert round(22.8 - held, 2) == pytest.approx(fit.headroom_bytes / GIB, abs=0.011)
