@@ -222,6 +222,19 @@ class ConfiguratorForm(forms.Form):
         return _("%(engine)s is not sized on %(hardware)s (%(backend)s): this calculator models it on "
                  "%(backends)s. Choose %(other)s.") % words
 
+    @property
+    def only_cost_fields_invalid(self) -> bool:
+        """Every refused field is a rent-vs-buy input: the memory and speed of the configuration do not read them,
+        so the report is still computed (with the defaults in their place, cost_inputs) and only they are flagged."""
+        return bool(self.errors) and set(self.errors) <= set(COST_FIELDS)
+
+    def cost_inputs(self) -> dict[str, float | None]:
+        """Hours a day, USD per kWh and the purchase budget (None: the catalog price): as entered where valid, the
+        form's defaults where a field was refused."""
+        data = self.cleaned_data
+        return {"hours": data.get("hours", DEFAULT_HOURS_PER_DAY), "kwh": data.get("kwh", DEFAULT_USD_PER_KWH),
+                "budget": data.get("budget")}
+
     def scenario(self) -> Scenario:
         data = self.cleaned_data
         offload = None if data["offload"] == "auto" else float(data["offload"])

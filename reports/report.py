@@ -455,7 +455,7 @@ class ReportPage:
     @cached_property
     def offers(self) -> list[OfferRow]:
         rows = []
-        hours = self.form.cleaned_data["hours"]
+        hours = self.cost_inputs["hours"]
         for offer in sorted(self.catalog.offers, key=offer_order):
             accelerator = self.catalog.hardware.get(offer.accelerator_slug)
             fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
@@ -478,14 +478,18 @@ class ReportPage:
         e, row = self.estimate, self.rent_offer
         if row is None:
             return None
-        data = self.form.cleaned_data
+        data = self.cost_inputs
         power = (self.hardware.tdp_w or 0.0) * e.scenario.gpus
-        budget = data.get("budget")
+        budget = data["budget"]
         if budget is None:
             budget = self.catalog_budget_usd
         return RentVsBuy.compute(hourly_usd=row.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
                                  hours_per_day=data["hours"], usd_per_kwh=data["kwh"],
                                  billed_hours_per_day=row.offer.billed_hours_per_day)
+
+    @cached_property
+    def cost_inputs(self) -> dict[str, float | None]:
+        return self.form.cost_inputs()
 
     @cached_property
     def catalog_budget_usd(self) -> float | None:
@@ -654,7 +658,7 @@ class ReportPage:
     def _cost_query(self) -> tuple[tuple[str, str], ...]:
         """The visitor's cost inputs, which every configured link keeps."""
         return tuple((name, self.form.data[name]) for name in COST_FIELDS
-                     if self.form.data.get(name) not in (None, ""))
+                     if self.form.data.get(name) not in (None, "") and name not in self.form.errors)
 
     @cached_property
     def recommendation_scenario(self) -> Scenario:
@@ -694,7 +698,7 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
     form = ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context,
                             default_budget=hardware.price_usd, hardware=hardware, model=model)
     page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
-    if not form.is_valid():
+    if not form.is_valid() and not form.only_cost_fields_invalid:
         return page
     try:
         page.estimate = catalog.estimate(model, hardware, form.scenario())

@@ -161,7 +161,8 @@ def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[st
         template = f"reports/report.html#{part}"
     else:
         template = "reports/report.html"
-    status = 200 if page.estimate or page.not_sizable_here else 400
+    # A refused field is a 400 even where the report is still computed (only a rent-vs-buy input was refused).
+    status = 200 if (page.estimate or page.not_sizable_here) and not page.form.errors else 400
     return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)
 
 

@@ -131,6 +131,28 @@ def test_invalid_values_get_a_message_beside_the_field_and_a_400(client, db, que
     assert error and message in error.group(1), body[:2000]
 
 
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_refused_cost_input_keeps_the_report_and_flags_only_rent_vs_buy(client, db, htmx):
+    """hours=30 replaced memory, speed and launch commands with "This configuration cannot be computed": the
+    configuration does not read the rent-vs-buy inputs, so the report stays (at Q8_0, as asked) and the cloud section
+    says which hours it used; the answer is still a 400 with the message beside the field."""
+    headers = {"HX-Request": "true"} if htmx else {}
+    response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="hours=30&kwh=0.3&quant=Q8_0"), headers=headers)
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert 'id="fit"' in body and "cannot be computed" not in body
+    assert re.search(r'<div id="id_hours_error" class="field-error" role="alert"[^>]*>[^<]*less than or equal to 24',
+                     body)
+    if htmx:  # the cloud section comes in the second request, which carries the same query
+        body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="hours=30&kwh=0.3&quant=Q8_0&part=details"),
+                          headers=headers).content.decode()
+    assert "until it is corrected, these figures use 4.0 h/day and $0.300/kWh" in body  # the valid kwh is kept
+    assert "of weights at Q8_0" in client.get(url("llama-3-1-8b-instruct", "rtx-4090",
+                                                  query="hours=30&quant=Q8_0")).content.decode()
+    # Links to other configurations leave the refused value out (the language switch keeps the URL as it is).
+    assert "hours=30" not in body[body.index('id="cloud"' if htmx else 'id="fit"'):]
+
+
 def test_vllms_memory_share_is_advised_applied_and_kept_by_every_link(client, db):
     """Llama 3.3 70B at FP8 misses one H100 under vLLM's default budget (0.9) and fits at 0.95: the advice says so
     and links to it; at 0.95 the launch line, the summary and every link to another configuration keep it."""

@@ -53,8 +53,13 @@ def test_the_pushed_url_opened_fresh_shows_the_same_results(page, open_context, 
     page.goto(report_path(lang))
     choose(page, "context", "32768", changes=figure(page, "required"))
     choose(page, "kv_dtype", "q8_0", changes=figure(page, "required"))
+    lead_before = page.locator("#summary").inner_text()
+    choose(page, "quant", "Q8_0", changes=figure(page, "required"))
     after_swap = figures(page)
     results_after_swap = page.locator("#results").inner_text()
+    # The lead above the configurator names the format too: it is swapped with the results (it kept "Q4_K_M").
+    lead_after_swap = page.locator("#summary").inner_text()
+    assert "Q8_0" in lead_after_swap and "Q4_K_M" not in lead_after_swap and lead_after_swap != lead_before
 
     fresh, _ = open_context()
     response = fresh.goto(page.url)
@@ -62,6 +67,7 @@ def test_the_pushed_url_opened_fresh_shows_the_same_results(page, open_context, 
     assert figures(fresh) == after_swap
     # The full page and the htmx partial render the same template, so the whole results region matches.
     assert fresh.locator("#results").inner_text() == results_after_swap
+    assert fresh.locator("#summary").inner_text() == lead_after_swap
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
