@@ -10,6 +10,7 @@
     root.querySelectorAll("button.copy[data-copy-target]").forEach(function (button) {
       if (bound.has(button)) return;
       bound.add(button);
+      button.hidden = false;  // rendered hidden: without JavaScript a copy button would do nothing
       button.addEventListener("click", function () {
         var source = document.getElementById(button.dataset.copyTarget);
         if (!source) return;
@@ -202,6 +203,46 @@
     if (held.length) {
       queueMicrotask(function () { held.forEach(function (pair) { pair[0].style.minHeight = pair[1]; }); });
     }
+  });
+
+  // A number typed into the configurator is sent once it rests (input … delay:400ms); leaving the field then fires
+  // "change" with the same value, which sent the same two requests again and pushed a second history entry. The
+  // values each request sent are kept, and a change to what was already sent goes no further than here.
+  var sentNumbers = new WeakMap();
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail.elt;
+    if (!form || form.id !== "configurator") return;
+    form.querySelectorAll("input[type=number]").forEach(function (input) { sentNumbers.set(input, input.value); });
+  });
+  document.addEventListener("change", function (event) {
+    var input = event.target;
+    if (input.matches && input.matches("#configurator input[type=number]") && sentNumbers.get(input) === input.value) {
+      event.stopPropagation();
+    }
+  }, true);
+
+  // A change closes every section the swap replaces: the ones the reader had opened ("How it was computed", the
+  // chart's table, the further cloud offers) open again when their new copies arrive (the details come in a second
+  // request). A section is known by the card it is in and its place there.
+  var openSections = null;
+  function sectionKey(element) {
+    var card = element.closest("section[id]");
+    var all = card ? card.querySelectorAll("details") : [];
+    return (card ? card.id : "") + ":" + Array.prototype.indexOf.call(all, element);
+  }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target.id !== "results" || !event.detail.shouldSwap) return;
+    openSections = new Set();
+    document.querySelectorAll("#results details[open]").forEach(function (element) {
+      openSections.add(sectionKey(element));
+    });
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!openSections) return;
+    document.querySelectorAll("#results details:not([open])").forEach(function (element) {
+      if (openSections.has(sectionKey(element))) { element.open = true; }
+    });
+    if (!document.querySelector('#details[aria-busy="true"]')) { openSections = null; }  // the details are in
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {

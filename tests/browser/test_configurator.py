@@ -128,6 +128,7 @@ def test_without_javascript_the_form_reloads_the_page_with_the_new_numbers(open_
     page.goto(report_path(lang))
     before = number(figure(page, "required").inner_text(), lang)
     assert page.locator(".sim-start").is_hidden()  # the simulator's Play button needs JavaScript
+    assert page.locator("#launch button.copy").count() and page.locator("#launch button.copy").first.is_hidden()
     expect(page.locator(".sim-static")).to_be_visible()
 
     page.select_option("#id_context", "32768")
@@ -295,3 +296,42 @@ def test_a_reader_scrolled_to_the_chart_stays_there_while_the_details_reload(pag
     expect(page.locator("#details[aria-busy='true']")).to_have_count(1)  # the sections have not arrived yet
     assert page.evaluate("window.scrollY") >= before * 0.9
     expect(page.locator("#details #chart")).to_have_count(1)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_typed_number_is_sent_once_and_pushed_once(page, lang):
+    """Typing 8 into "Active use" sent the results and details once the input rested and again when the field
+    lost focus (the change event, same value), and pushed two history entries."""
+    page.goto(report_path(lang))
+    mark_document(page)
+    entries = page.evaluate("history.length")
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if "hours=8" in request.url else None)
+    break_even = figure(page, "break_even")
+    before = break_even.inner_text()
+    page.fill("#id_hours", "8")
+    expect(break_even).not_to_have_text(before)
+    expect(page).to_have_url(re.compile(r"[?&]hours=8(&|$)"))
+    page.wait_for_timeout(300)  # the details request
+    page.locator("#id_hours").press("Tab")  # "change" with the value already sent
+    page.wait_for_timeout(900)
+    assert len(sent) == 2, sent  # the results and the details, once
+    assert page.evaluate("history.length") == entries + 1  # one pushed state
+    # A new value after the field left focus is sent again.
+    page.fill("#id_hours", "9")
+    expect(page).to_have_url(re.compile(r"[?&]hours=9(&|$)"))
+    assert still_same_document(page)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_sections_the_reader_opened_stay_open_after_a_change(page, lang):
+    page.goto(report_path(lang))
+    page.locator("#how > details > summary").click()
+    page.locator("#chart details > summary").click()
+    expect(page.locator("#how > details")).to_have_attribute("open", "")
+    required = figure(page, "required")
+    choose(page, "context", "32768", changes=required)
+    expect(page.locator('#details[aria-busy="true"]')).to_have_count(0)  # the details have come in
+    expect(page.locator("#how > details")).to_have_attribute("open", "")
+    expect(page.locator("#chart details").first).to_have_attribute("open", "")
+    assert page.locator("#cloud details[open]").count() == 0  # one the reader left closed stays closed

@@ -80,3 +80,18 @@ def test_search_as_you_type_lists_matches_a_keyboard_can_reach(page, lang):
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert re.search(rf"/{lang}/(model|report|search)/", page.url)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_enter_in_the_search_sends_one_request(page, lang):
+    """Enter in a search field fires "search" and submits the form: with both as triggers the same query went twice."""
+    page.goto(f"/{lang}/")
+    sent = []
+    page.on("request", lambda request: sent.append(request.url) if "/search/" in request.url else None)
+    page.locator("#pick-model").type("gemma")
+    expect(page.locator("#search-results a").first).to_contain_text("Gemma")
+    page.wait_for_timeout(400)
+    before = len(sent)
+    page.locator("#pick-model").press("Enter")
+    page.wait_for_timeout(800)
+    assert len(sent) == before + 1, sent[before:]
