@@ -187,7 +187,7 @@ def test_cost_names_the_offers_accelerator_and_its_speed(client):
 
 @pytest.mark.parametrize("lang, pattern", [
     ("en", r"\$([\d.]+) with 16 streams, on ([\w.]+), 1 × (.+?) at \$([\d.]+)/h"),
-    ("de", r"([\d,]+) \$ mit 16 Datenströmen, bei ([\w.]+), 1 × (.+?) zu ([\d,]+) \$/Std"),
+    ("de", r"([\d,]+) \$ mit 16 Sequenzen, bei ([\w.]+), 1 × (.+?) zu ([\d,]+) \$/Std"),
 ])
 def test_with_several_streams_the_cost_names_the_offer_cheapest_for_them(client, lang, pattern):
     """Llama 3.1 8B in BF16 under vLLM with 16 streams: one RTX 3090 is the cheapest token for one stream, but its
@@ -1176,7 +1176,7 @@ def test_minimax_m2_1_opens_at_its_fp8_release_under_vllm(client):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "in the methodology's checks this estimate was up to 2.6 × the measured speed"),
-    ("de", "lag diese Schätzung bis zum 2,6-Fachen der gemessenen Geschwindigkeit"),
+    ("de", "lag diese Schätzung um bis zum 2,6-Fache über der gemessenen Geschwindigkeit"),
 ])
 def test_vllm_moe_pages_say_how_far_their_decode_checks_were_off(client, lang, sentence):
     """Single-request vLLM decode of mixture-of-experts models ran up to 2.6 × slower than estimated in

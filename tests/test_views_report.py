@@ -458,7 +458,7 @@ def test_several_streams_also_show_their_speed_with_full_caches(client, db, lang
     with translation.override(lang):
         total, each = toks(full.tokens_per_s), toks(full.per_stream_tokens_per_s)
     expected = {"en": f"{total} ({each} per stream) with 32K tokens cached in each",
-                "de": f"{total} ({each} pro Datenstrom) mit 32K Tokens im Cache jedes Datenstroms"}[lang]
+                "de": f"{total} ({each} pro Sequenz) mit 32K Tokens im Cache jeder Sequenz"}[lang]
     assert expected in body
 
 
