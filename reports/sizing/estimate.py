@@ -46,7 +46,9 @@ from .fit import (
     usable_factor,
     vllm_cpu_offload_gib,
 )
-from .kv_cache import DSV4_STATE_BYTES, KvBreakdown, kv_cache, resolve_kv_dtype
+from .kv_cache import (  # noqa: F401  # GPUS_PER_SERVER, vllm_parallel_sizes: the launch line and pages use them
+    DSV4_STATE_BYTES, GPUS_PER_SERVER, KvBreakdown, kv_cache, resolve_kv_dtype, vllm_parallel_sizes,
+)
 from .notes import Note
 from .parallelism import (
     LlamaCppLayout,
@@ -94,12 +96,6 @@ VLLM_CHECKPOINT_FORMATS = ("BF16", "FP8", "AWQ", "GPTQ")
 DRIVER_REPORTED_SHARE = 79.19 / 80
 # Bytes of one activation element exchanged by tensor-parallel all-reduces (bf16).
 ALLREDUCE_ELEMENT_BYTES = 2
-# Accelerators one server joins on its scale-up fabric: NVIDIA's HGX baseboards (H100, H200, B200, B300) hold 8 GPUs,
-# AMD's Instinct platforms 8 OAM modules, Intel's Gaudi 3 servers 8 cards, Huawei's Atlas 800 8 NPUs. vLLM runs more
-# as pipeline stages, one per server, each a tensor-parallel group (vLLM docs, "Distributed inference and serving":
-# "the tensor parallel size should be the number of GPUs in each node, and the pipeline parallel size should be the
-# number of nodes").
-GPUS_PER_SERVER = 8
 
 # Input limits shared by the command line and the web form (beyond them the arithmetic is meaningless).
 MAX_CONTEXT = 16 * 2**20  # 16M tokens (Llama 4 Scout advertises 10M)
@@ -645,17 +641,6 @@ def _kv_or_none(model: ModelSpec, scenario: Scenario, *, max_num_batched_tokens:
     if not kv_cache_known(model):
         return None
     return kv_cache(model, scenario, max_num_batched_tokens=max_num_batched_tokens)
-
-
-def vllm_parallel_sizes(gpus: int) -> tuple[int, int]:
-    """(--tensor-parallel-size, --pipeline-parallel-size) of vLLM on `gpus` accelerators: beyond one server's
-    GPUS_PER_SERVER, a tensor-parallel group per server and the servers as pipeline stages. The memory plan splits
-    every layer over all GPUs (tensor_parallel_weights), which holds the same weights per GPU; its KV per GPU is the
-    same or, where a layer's cache is replicated on each rank (fewer KV heads than GPUs, MLA), up to the stage count
-    times more than the stages hold: an upper bound."""
-    if gpus > GPUS_PER_SERVER and gpus % GPUS_PER_SERVER == 0:
-        return GPUS_PER_SERVER, gpus // GPUS_PER_SERVER
-    return gpus, 1
 
 
 def _speed_gpus(scenario: Scenario) -> int:

@@ -116,6 +116,31 @@ class KvTerm:
     read_tokens_cap: int | None = None
 
 
+# Accelerators one server joins on its scale-up fabric: NVIDIA's HGX baseboards (H100, H200, B200, B300) hold 8 GPUs,
+# AMD's Instinct platforms 8 OAM modules, Intel's Gaudi 3 servers 8 cards, Huawei's Atlas 800 8 NPUs. vLLM runs more
+# as pipeline stages, one per server, each a tensor-parallel group (vLLM docs, "Distributed inference and serving":
+# "the tensor parallel size should be the number of GPUs in each node, and the pipeline parallel size should be the
+# number of nodes").
+GPUS_PER_SERVER = 8
+
+
+def vllm_parallel_sizes(gpus: int) -> tuple[int, int]:
+    """(--tensor-parallel-size, --pipeline-parallel-size) of vLLM on `gpus` accelerators: beyond one server's
+    GPUS_PER_SERVER, a tensor-parallel group per server and the servers as pipeline stages. The KV cache follows
+    that layout (each stage caches its own layers, split over its tensor-parallel ranks); the weights are split over
+    all GPUs (tensor_parallel_weights), which holds the same bytes per GPU up to the replicated pieces."""
+    if gpus > GPUS_PER_SERVER and gpus % GPUS_PER_SERVER == 0:
+        return GPUS_PER_SERVER, gpus // GPUS_PER_SERVER
+    return gpus, 1
+
+
+def stage_layers(layers: int, pp: int) -> int:
+    """The layers of a kind on the fullest pipeline stage: vLLM's get_pp_indices splits the layers evenly and gives
+    the remainder to some stages, so one holds at most ceil(layers / pp) (of each kind: an upper bound for the
+    stage that holds most layers of every kind)."""
+    return -(-layers // pp)
+
+
 @dataclass(frozen=True)
 class KvBreakdown:
     engine: str
@@ -131,6 +156,9 @@ class KvBreakdown:
     per_rank_bytes: float  # what one GPU holds
     terms: tuple[KvTerm, ...]
     notes: tuple[str, ...] = ()
+    # vLLM's pipeline stages (vllm_parallel_sizes): a term's rows are a tensor-parallel rank's for all its layers;
+    # one GPU holds the layers of its stage (stage_layers), which per_rank_bytes counts.
+    pp: int = 1
 
     @property
     def total_gib(self) -> float:
@@ -187,7 +215,10 @@ def _kv_cache(
     if spec.compressed_attention is not None and engine == "vllm":
         kv_dtype = _vllm_dsv4_kv_dtype(scenario.kv_dtype)
     gpus = max(1, scenario.gpus)
-    tp = (gpus if engine == "vllm" else 1) if tp is None else tp
+    pp = 1
+    if engine == "vllm" and tp is None:
+        tp, pp = vllm_parallel_sizes(gpus)
+    tp = 1 if tp is None else tp
     if tp < 1:
         raise SizingError(f"--gpus must be at least 1 (got tensor parallel {tp})")
     if engine == "vllm":
@@ -201,7 +232,9 @@ def _kv_cache(
         ranks = gpus
     total = sum(t.bytes for t in terms)
     if engine == "vllm":
-        per_rank = sum(t.bytes_per_rank for t in terms)
+        # Each GPU of a pipeline stage holds its stage's layers (1/pp of each kind, the fullest stage rounded up).
+        per_rank = sum(t.bytes_per_rank * stage_layers(t.layers, pp) / t.layers if t.layers else t.bytes_per_rank
+                       for t in terms)
         rank_share = tp
     else:
         # Layer split: each GPU keeps the cache of its own layers; assume an even split.
@@ -217,14 +250,15 @@ def _kv_cache(
         tp=tp,
         # vLLM rows are per rank and every rank holds one (split heads, replicated heads or the MLA latent).
         bytes_per_token=rank_share * sum(t.bytes_per_token_per_layer * t.layers for t in growing),
-        bytes_per_token_per_rank=sum(t.bytes_per_token_per_layer * t.layers for t in growing) / (
-            1 if engine == "vllm" else ranks),
+        bytes_per_token_per_rank=sum(t.bytes_per_token_per_layer * (stage_layers(t.layers, pp) if engine == "vllm"
+                                                                      else t.layers / ranks) for t in growing),
         windowed_bytes_per_token=rank_share * sum(t.bytes_per_token_per_layer * t.layers for t in windowed),
         recurrent_bytes_per_sequence=sum(t.bytes / scenario.batch for t in terms if t.per_sequence),
         total_bytes=total,
         per_rank_bytes=per_rank,
         terms=tuple(terms),
         notes=_notes(spec, engine, kv_dtype),
+        pp=pp,
     )
 
 

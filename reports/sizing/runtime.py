@@ -40,6 +40,7 @@ from .kv_cache import (
     llama_cpp_dsv4_cells,
     llama_cpp_n_ctx,
     resolve_kv_dtype,
+    stage_layers,
     vllm_blocks_per_request,
 )
 from .specs import ModelSpec, Scenario
@@ -492,12 +493,15 @@ class _LayerKind:
 
 
 def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
+    """The layer kinds one GPU caches: a pipeline stage's share of each (stage_layers); every stage sizes its pool
+    from its own layers and vLLM takes the smallest pool, the fullest stage's."""
     kinds = []
     for term in kv.terms:
+        layers = stage_layers(term.layers, kv.pp)
         if term.per_sequence:
-            kinds.append(_LayerKind(term.kind, term.layers, 0.0, term.bytes_per_rank / (term.layers * kv.batch), None))
+            kinds.append(_LayerKind(term.kind, layers, 0.0, term.bytes_per_rank / (term.layers * kv.batch), None))
         else:
-            kinds.append(_LayerKind(term.kind, term.layers, term.bytes_per_token_per_layer, 0.0, term.window_tokens))
+            kinds.append(_LayerKind(term.kind, layers, term.bytes_per_token_per_layer, 0.0, term.window_tokens))
     return kinds
 
 
@@ -527,7 +531,7 @@ def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) 
     of every layer for 256 tokens; a request holds cdiv(len, 256) of them plus its windows' and states' blocks."""
     growing = [t for t in kv.terms if not t.per_sequence]
     block_tokens = VLLM_DSV4_BLOCK_TOKENS
-    pool_block = sum(t.bytes_per_token_per_layer * t.layers for t in growing) * block_tokens
+    pool_block = sum(t.bytes_per_token_per_layer * stage_layers(t.layers, kv.pp) for t in growing) * block_tokens
     fixed = kv.term("dsv4_window_state")
     fixed_blocks = fixed.inputs["pool_blocks"] if fixed is not None else 0
     num_blocks = int(max(0.0, available_bytes) // pool_block) if pool_block else 0

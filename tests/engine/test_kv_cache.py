@@ -13,6 +13,7 @@ from bench.model_specs import (
     GLM_5,
     GPT_OSS_120B,
     LLAMA_3_1_8B,
+    LLAMA_3_70B,
     QWEN3_235B_A22B,
     every_nth,
     uniform_layers,
@@ -329,3 +330,23 @@ def test_vllm_keeps_qwen3_5_delta_state_in_its_mamba_ssm_dtype():
     assert spec.vllm_ssm_state_dtype == "float32" and QWEN3_NEXT.vllm_ssm_state_dtype is None
     assert kv_cache(spec, vllm(context=8192)).term("linear").bytes == 153_944_064
     assert kv_cache(QWEN3_NEXT, vllm(context=32768, batch=2)).term("linear").bytes == 2 * 39_518_208
+
+
+@pytest.mark.parametrize("model, per_layer, layers", [
+    # DeepSeek-V3 MLA: (kv_lora_rank 512 + rope 64) × 2 B = 1,152 B per token and layer, the latent on every rank.
+    (DEEPSEEK_V3, 1_152, 61),
+    # Llama 3 70B: 8 KV heads over TP 8, one head per rank: 2 × 1 × 128 × 2 B = 512 B per token and layer.
+    (LLAMA_3_70B, 512, 80),
+])
+def test_vllm_beyond_one_server_caches_each_stages_layers(model, per_layer, layers):
+    """16 GPUs under vLLM are `--tensor-parallel-size 8 --pipeline-parallel-size 2` (one stage per 8-GPU server):
+    each GPU caches its stage's half of the layers. Splitting every layer over all 16 replicated the MLA latent and
+    the 8 KV heads twice: DeepSeek-V3 read 70,272 B/token/GPU (8.58 GiB at 8K in all) instead of 35,712 (4.29)."""
+    context = 8192
+    one_server = kv_cache(model, Scenario(engine="vllm", gpus=8, kv_dtype="auto", context=context, quant="BF16"))
+    two = kv_cache(model, Scenario(engine="vllm", gpus=16, kv_dtype="auto", context=context, quant="BF16"))
+    assert (two.tp, two.pp) == (8, 2)
+    assert one_server.total_bytes == two.total_bytes == per_layer * layers * 8 * context  # every layer on 8 ranks
+    assert one_server.per_rank_bytes == per_layer * layers * context
+    assert two.per_rank_bytes == per_layer * -(-layers // 2) * context  # the fuller stage: 31 of DeepSeek's 61
+    assert two.bytes_per_token_per_rank == per_layer * -(-layers // 2)
