@@ -1080,12 +1080,18 @@ def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
     _, catalog = current_catalog()
     model, h100 = catalog.model("llama-3-1-8b-instruct"), catalog.hardware["h100-80gb-sxm"]
     on = {gpus: estimate(model, h100, Scenario(engine="vllm", quant="BF16", gpus=gpus)) for gpus in (8, 16)}
-    # Within 1 %: the memory plan's split over all 16 replicates the 8 KV heads and the small tensors on every rank,
-    # which the reads count (vllm_parallel_sizes: an upper bound of what the stages hold).
+    # Within 1 %: the weights' split over all 16 replicates the small tensors on every rank, which the reads count.
     assert on[16].decode.tokens_per_s == pytest.approx(on[8].decode.tokens_per_s, rel=0.01)
+    # The KV cache is the stages': every layer on the 8 ranks of its stage, half the layers on each GPU.
+    assert on[16].kv.total_bytes == on[8].kv.total_bytes and on[16].kv.per_rank_bytes == on[8].kv.per_rank_bytes / 2
     text = text_of(client, url("deepseek-v3-0324", "h100-80gb-sxm", query="gpus=16&engine=vllm&quant=FP8"))
     assert "--tensor-parallel-size 8 \\ --pipeline-parallel-size 2" in " ".join(text.split())
     assert "16 GPUs are 2 servers of 8" in text and "--tensor-parallel-size 16" not in text
+    deepseek = estimate(catalog.model("deepseek-v3-0324"), h100, Scenario(engine="vllm", quant="FP8", gpus=16))
+    assert (f"vLLM runs the 16 GPUs as 2 pipeline stages of 8: the rows are one tensor-parallel rank's cache of every "
+            f"layer, and their sizes the cache of all stages; each GPU holds the layers of its own stage, "
+            f"{deepseek.kv.per_rank_bytes / GIB:.2f} GiB.") in text
+    assert "replicated on 2 ranks" not in text
 
 
 @pytest.mark.parametrize("lang, sentence", [
