@@ -380,7 +380,7 @@ class ReportPage:
     @cached_property
     def commands(self) -> tuple[LaunchCommand, LaunchCommand]:
         llama, vllm = self._plan_on_engine("llama.cpp"), self._plan_on_engine("vllm")
-        if self.vllm_alternative_exceeds:
+        if self.vllm_alternative_exceeds or self.vllm_alternative_format_refused:
             vllm = None
         return (llama_cpp_command(self.model, *llama, separate_machines=self.hardware.kind == "unified")
                 if llama else None,
@@ -404,10 +404,24 @@ class ReportPage:
     def vllm_alternative_exceeds(self) -> bool:
         """On a llama.cpp page, the vLLM variant of the configuration would not start: vLLM offloads nothing by
         itself, and its plan does not fit (a command for it would fail at start-up)."""
-        if self.estimate.scenario.engine == "vllm":
-            return False
+        if self.estimate.scenario.engine == "vllm" or self.vllm_alternative_format_refused:
+            return False  # a format vLLM does not run here is the first reason, and the one the page gives
         vllm = self._plan_on_engine("vllm")
         return vllm is not None and vllm[1].fit.verdict == "exceeds"
+
+    @cached_property
+    def vllm_alternative_format_refused(self) -> str:
+        """On a llama.cpp page, the format vLLM would be asked to serve when vLLM's backend here does not run it
+        (vllm-ascend loads no GGUF): the page says so instead of a command that fails; "" otherwise."""
+        if self.estimate.scenario.engine == "vllm":
+            return ""
+        vllm = self._plan_on_engine("vllm")
+        return vllm[0].quant if vllm is not None and not vllm[1].format_runs else ""
+
+    @property
+    def vllm_formats_here(self) -> str:
+        """The formats vLLM's backend runs on this accelerator where it runs only some ("" where it runs all)."""
+        return ", ".join(sorted(backend_formats("vllm", self.hardware) or ()))
 
     @cached_property
     def vllm_alternative_budget(self) -> dict | None:

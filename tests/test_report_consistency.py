@@ -369,6 +369,20 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
 
 
+@pytest.mark.parametrize("hardware, reason", [
+    ("ascend-910b-64gb", "No vLLM command: vLLM on Ascend 910B 64GB does not run Q4_0 models (it runs AWQ, BF16, FP16)."),
+    ("arc-pro-b60-24gb", "No vLLM command: vLLM on Arc Pro B60 24GB does not run Q4_K_M models."),
+])
+def test_no_vllm_command_for_a_format_vllm_does_not_run_there(client, hardware, reason):
+    """vllm-ascend loads no GGUF (and no FP8 or GPTQ on the 910B/910C), vLLM on Intel GPUs no GGUF: a llama.cpp page
+    offered `vllm serve ./qwen3-32b-Q4_0.gguf` on an Ascend 910B."""
+    text = text_of(client, url("qwen3-32b", hardware))
+    assert reason in text and "vllm serve" not in text
+    assert "vLLM does not offload by itself" not in text  # the format is the reason given, not the memory
+    deepseek = text_of(client, url("deepseek-v3-0324", "ascend-910b-64gb", query="engine=vllm&gpus=16&quant=FP8"))
+    assert "vLLM runs only AWQ, BF16, FP16 models on this accelerator: FP8 does not run here." in deepseek
+
+
 def test_no_vllm_command_where_vllm_would_not_start(client):
     """vLLM offloads nothing by itself: on a llama.cpp page whose configuration needs system RAM, a vLLM line
     without --cpu-offload-gb would fail at start-up (120 B at MXFP4 on a 24 GB card), so the page says why instead."""

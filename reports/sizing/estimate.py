@@ -534,6 +534,13 @@ CANN_310P_LLAMA_CPP_FORMATS = frozenset({"F16", "F32"})
 # vllm-ascend on the 310P (Atlas 300I series): "Currently, the 310I series only supports eager mode and the float16
 # data type" (docs.vllm.ai/projects/ascend v0.11.0, tutorials/single_node_300i).
 CANN_310P_VLLM_FORMATS = frozenset({"FP16"})
+# vllm-ascend on the Atlas A2/A3 parts (Ascend 910B, 910C): the 16-bit checkpoints and AWQ ("resolved in the latest
+# version", vllm-ascend issue #4378, 2026-06-11). No FP8 ("for FP8 you will need the A5, for A2/A3 it's a no go",
+# issue #1526, 2026-05-26; MXFP4 likewise only on the Ascend 950, issue #11216), no GGUF ("gguf is not the high
+# priority one now, since llama.cpp support it on Ascend", roadmap issue #5318, 2026-01-22) and no GPTQ (PR #6603
+# closed unmerged; "No specific support plan is available", issue #6974, 2026-05-28). Its own ModelSlim W8A8/W4A8
+# checkpoints are no catalog format.
+CANN_VLLM_FORMATS = frozenset({"BF16", "FP16", "AWQ"})
 
 
 # vLLM's quantization kernels by platform, from its table "Supported Hardware" (docs.vllm.ai/en/v0.14.0/features/
@@ -606,7 +613,7 @@ def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | Non
     if hardware.backend != "cann":
         return None
     if engine == "vllm":
-        return CANN_310P_VLLM_FORMATS if hardware.architecture == "ascend-310p" else None
+        return CANN_310P_VLLM_FORMATS if hardware.architecture == "ascend-310p" else CANN_VLLM_FORMATS
     return CANN_310P_LLAMA_CPP_FORMATS if hardware.architecture == "ascend-310p" else CANN_LLAMA_CPP_FORMATS
 
 

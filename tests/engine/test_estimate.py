@@ -404,9 +404,12 @@ def test_cann_formats_are_matched_by_their_canonical_name():
     assert format_runs_on("llama.cpp", "f16", atlas) and format_runs_on("llama.cpp", "F16", atlas)
     assert not format_runs_on("llama.cpp", "q4_k_m", atlas) and not format_runs_on("llama.cpp", "Q8_0", atlas)
     assert format_runs_on("llama.cpp", "Q8_0", replace(atlas, architecture=""))  # other Ascend cards run Q8_0
-    # vllm-ascend runs the 310P in float16 only; other Ascend cards are not restricted by format here.
+    # vllm-ascend runs the 310P in float16 only; the 910B/910C the 16-bit checkpoints and AWQ: no FP8 (the Ascend
+    # 950's), no GGUF, no GPTQ (estimate.CANN_VLLM_FORMATS).
     assert not format_runs_on("vllm", "Q4_K_M", atlas) and format_runs_on("vllm", "FP16", atlas)
-    assert format_runs_on("vllm", "Q4_K_M", replace(atlas, architecture=""))
+    a2 = replace(atlas, architecture="")
+    assert [f for f in ("BF16", "FP16", "AWQ", "FP8", "Q4_K_M", "GPTQ", "MXFP4") if format_runs_on("vllm", f, a2)] == [
+        "BF16", "FP16", "AWQ"]
     plan = estimate(LLAMA_8B, atlas, Scenario()).memory
     assert plan.fit.fits and plan.not_running_reason == "format"
 
