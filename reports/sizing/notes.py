@@ -107,6 +107,8 @@ Reasons a recommendation is empty (recommend.py ``Recommendation.reason``):
     No single accelerator of the catalog holds it (and no priced multi-GPU set does either).
 ``no_priced_multi_gpu``        counts: str (the GPU counts tried, e.g. "2, 4, 8")
     No accelerator with a known price fits at any of those counts.
+``multi_gpu_not_needed``       single: str (the single accelerator recommended)
+    Under llama.cpp one accelerator holds it with room; more GPUs would add memory, not decode speed.
 ``exceeds_largest_unified``    largest: str, memory_gb: float, engine: str (the machines it runs on), usable_gib: float
     Not even the largest unified-memory machine of the catalog holds it.
 ``no_unified_for_engine``      engine: str

@@ -13,7 +13,8 @@ with 7.7 % of its memory to spare, Qwen3 30B-A3B at 128K a Radeon AI PRO R9700 w
   decode. When none of the fitting ones has a price: the smallest memory that fits (equal memory: faster decode).
 * ``best_value_multi``: ``count`` × one priced accelerator, count in MULTI_GPU_COUNTS, with the lowest total price
   (count × price) that fits under the scenario's engine (vLLM: a tensor-parallel split its divisibility rules
-  accept; llama.cpp: layer split). Equal totals: fewer GPUs, then slug.
+  accept; llama.cpp: layer split). Equal totals: fewer GPUs, then slug. Under llama.cpp none when one accelerator
+  holds it with room: its layer split adds memory, not speed.
 * ``unified``: the unified-memory machine (Apple Mac, DGX Spark, Ryzen AI Max) with the least memory that fits;
   equal memory: lower price.
 * ``cloud``: the catalog cloud offer with the lowest hourly price whose accelerator × GPU count fits, in
@@ -42,7 +43,10 @@ from .notes import Note
 from .parameters import count_parameters
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
 
-MULTI_GPU_COUNTS = (2, 4, 8)
+# The counts the configurator offers up to one server (forms.GPU_COUNTS): 3 × MI300X ($37,500) held DeepSeek-V3 at
+# less than 2 × MI325X ($42,000), which the card called the cheapest. vLLM refuses counts its tensor-parallel split
+# does not divide (estimate.fits), so an odd count is only proposed where it runs.
+MULTI_GPU_COUNTS = (2, 3, 4, 6, 8)
 
 Choice = TypeVar("Choice")
 
@@ -110,8 +114,15 @@ def recommend_hardware(model: ModelSpec, scenario: Scenario, *, hardware_catalog
     runnable = [spec for spec in hardware_catalog if engine_runs_on(scenario.engine, spec)]
     discrete = [spec for spec in runnable if spec.kind != "unified"]
     multi = _best_value_multi(sizer, discrete)
+    single = _best_single(sizer, discrete, multi)
+    if scenario.engine == "llama.cpp" and single.choice is not None and single.choice.verdict != "tight":
+        # llama.cpp's layer split has the GPUs take turns on a token: a second card only adds memory, which one card
+        # already has (Llama 3.1 8B: 2 × RTX 3060 for $658 at the ~62.5 tok/s of one).
+        multi = Recommendation(None, Note("multi_gpu_not_needed", f"not needed: one {single.choice.hardware.name} "
+                                          "holds it, and more GPUs would not decode faster under llama.cpp",
+                                          {"single": single.choice.hardware.name}))
     return Recommendations(
-        best_single=_best_single(sizer, discrete, multi),
+        best_single=single,
         best_value_multi=multi,
         unified=_unified(sizer, runnable, scenario.engine),
         cloud=_cloud(sizer, offers, hardware_catalog),

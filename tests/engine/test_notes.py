@@ -158,7 +158,7 @@ GRID = [
      Scenario(engine="vllm", quant="BF16", kv_dtype="auto"), ()),
 ]
 EXPECTED_CODES = set(documented_codes()) - {"vllm_kv_pool_below_context", "vllm_kv_pool_below_batch"} - {
-    "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "exceeds_largest_unified",
+    "multi_gpu_required", "no_single_fits", "no_priced_multi_gpu", "multi_gpu_not_needed", "exceeds_largest_unified",
     "no_unified_for_engine", "no_offers", "no_offer_fits_any"}  # the recommendation reasons, tested below
 
 
@@ -181,12 +181,17 @@ def test_every_note_is_documented_with_its_params():
 def test_recommendation_reasons_are_documented():
     documented = documented_codes()
     tiny = HardwareSpec(slug="tiny", name="Tiny", vendor="x", memory_gb=1, bandwidth_gbs=100, price_usd=10)
-    for catalog_, offers in (((tiny,), ()), ((tiny,), catalog.offers()), (catalog.accelerators(), ())):
-        result = recommend_hardware(catalog.model("glm-5"), Scenario(), hardware_catalog=catalog_, offers=offers)
+    seen = set()
+    for model, catalog_, offers in (("glm-5", (tiny,), ()), ("glm-5", (tiny,), catalog.offers()),
+                                    ("glm-5", catalog.accelerators(), ()),
+                                    ("llama-3-1-8b-instruct", catalog.accelerators(), ())):
+        result = recommend_hardware(catalog.model(model), Scenario(), hardware_catalog=catalog_, offers=offers)
         for recommendation in (result.best_single, result.best_value_multi, result.unified, result.cloud):
             if recommendation.reason is not None:
                 note = recommendation.reason
                 assert set(note.params) == documented[note.code], note.code
+                seen.add(note.code)
+    assert "multi_gpu_not_needed" in seen
 
 
 def test_vllm_on_the_310p_runs_float16_only():

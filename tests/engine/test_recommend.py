@@ -41,11 +41,18 @@ def test_llama_8b_best_single_is_the_cheapest_card(llama_8b):
     assert min(spec.price_usd for spec in CATALOG if spec.price_usd) == 329.0
 
 
-def test_llama_8b_best_value_multi_is_two_of_the_cheapest(llama_8b):
-    choice = llama_8b.best_value_multi.choice
-    # The lowest possible total of any count ≥ 2: 2 × $329.
+def test_llama_8b_needs_no_second_gpu_under_llama_cpp_but_gains_one_under_vllm(llama_8b):
+    # One RTX 3060 holds it with room; llama.cpp's layer split would only add memory (2 × $329 at one card's speed).
+    reason = llama_8b.best_value_multi.reason
+    assert llama_8b.best_value_multi.choice is None
+    assert (reason.code, reason.params) == ("multi_gpu_not_needed", {"single": "RTX 3060 12GB"})
+    # Under vLLM the two cards split every layer (tensor parallelism): the lowest total of any count ≥ 2, 2 × $329,
+    # decodes faster than one.
+    vllm = recommend("llama-3-1-8b-instruct", Scenario(engine="vllm", quant="AWQ", kv_dtype="auto"))
+    choice = vllm.best_value_multi.choice
     assert (choice.hardware.slug, choice.count, choice.total_price_usd, choice.total_memory_gb) == (
         "rtx-3060-12gb", 2, 658.0, 24)
+    assert choice.decode_tok_s > vllm.best_single.choice.decode_tok_s
 
 
 def test_llama_8b_unified_is_the_smallest_machine(llama_8b):
@@ -113,10 +120,11 @@ def test_glm5_matches_the_seed_cards(glm5):
 def test_glm5_best_value_multi_is_the_cheapest_total(glm5):
     choice = glm5.best_value_multi.choice
     # ≈ 419 GiB. 8 × Atlas 300I Duo ($12,000) would hold it, but llama.cpp's CANN backend runs only F16 and F32
-    # on its 310P chips, not Q4_K_M. The cheapest total that runs it is 2 × MI325X: 2 × 243.2 GiB usable at
-    # 2 × $21,000 = $42,000 (one holds 243.2 GiB, too little). (The seed showed 4 × H200 at $128,000.)
-    assert (choice.hardware.slug, choice.count, choice.total_price_usd) == ("instinct-mi325x-256gb", 2, 42_000.0)
-    assert plan_memory(catalog.model("glm-5"), choice.hardware, Scenario()).fit.verdict == "exceeds"
+    # on its 310P chips, not Q4_K_M. The cheapest total that runs it is 3 × MI300X: 3 × 182.4 GiB usable at
+    # 3 × $12,500 = $37,500, less than 2 × MI325X (2 × 243.2 GiB at 2 × $21,000 = $42,000), which the card named
+    # while it tried 2, 4 and 8 GPUs only. (The seed showed 4 × H200 at $128,000.)
+    assert (choice.hardware.slug, choice.count, choice.total_price_usd) == ("instinct-mi300x-192gb", 3, 37_500.0)
+    assert plan_memory(catalog.model("glm-5"), choice.hardware, Scenario(gpus=2)).fit.verdict == "exceeds"
     atlas = plan_memory(catalog.model("glm-5"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(gpus=8))
     assert atlas.fit.fits and not atlas.runs
 
@@ -176,7 +184,7 @@ def test_without_prices_the_smallest_memory_that_fits_wins():
     # ≈ 6.1 GiB: 4 GB (3.8 GiB) is too small; 16 GB is the smallest that holds it, faster or not.
     assert result.best_single.choice.hardware.slug == "medium"
     assert result.best_value_multi.choice is None
-    assert result.best_value_multi.reason.code == "no_priced_multi_gpu"
+    assert result.best_value_multi.reason.code == "multi_gpu_not_needed"  # the medium card holds it with room
     assert result.unified.reason.code == "no_unified_for_engine"
     assert result.cloud.reason.code == "no_offers"
 
@@ -192,5 +200,5 @@ def test_nothing_fits_anywhere():
     tiny = HardwareSpec(slug="tiny", name="Tiny", vendor="x", memory_gb=1, bandwidth_gbs=100, price_usd=10)
     result = recommend("llama-3-1-8b-instruct", hardware_catalog=(tiny,), offers=OFFERS)
     assert result.best_single.reason.code == "no_single_fits"
-    assert result.best_value_multi.reason.params == {"counts": "2, 4, 8"}  # 8 × 0.95 GiB < 4.3 GiB of weights
+    assert result.best_value_multi.reason.params == {"counts": "2, 3, 4, 6, 8"}  # 8 × 0.95 GiB < 4.3 GiB of weights
     assert result.cloud.reason.code == "no_offer_fits_any"  # the offers' accelerators are not in this catalog
