@@ -340,8 +340,15 @@ HARDWARE_TABLE_COLUMNS = (
     # An upper bound ("≤", layer count unknown) is not comparable with an estimate: it sorts with the unknowns.
     Column("decode", lambda row: None if row.speed_upper_bound else (row.decode_tok_s or row.offload_decode_tok_s),
            descending_first=True),
-    Column("verdict", lambda row: _rank(row.verdict)),
+    # Within a verdict the larger models first: the table opens on the largest models that fit (sorted by size
+    # alone it opened on 1-2.8 T models that exceed a 24 GB card).
+    Column("verdict", lambda row: _verdict_then_size(row)),
 )
+
+
+def _verdict_then_size(row) -> tuple[int, float] | None:
+    rank = _rank(row.verdict)
+    return None if rank is None else (rank, -(row.params_total or 0))
 
 
 def vllm_format_ladder(model: ModelSpec) -> tuple[str, ...]:
@@ -522,7 +529,7 @@ def hardware_page(hardware_row, query: QueryDict, catalog: CatalogSnapshot) -> H
                          report_url=report_url.replace("MODEL-SLUG", row.slug, 1), model_url=model_url(row.slug))
             for row in catalog.model_rows]
     vendors = {row.model_row.vendor for row in rows if row.model_row.vendor}
-    state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="params", vendors=vendors)
+    state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="verdict", vendors=vendors)
     return HardwarePage(hardware_row, hardware, rows, state)
 
 

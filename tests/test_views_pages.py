@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from reports import estimates
-from reports.pages import (FORMAT_LADDER, AcceleratorRow, best_fitting_format, default_accelerator)
+from reports.pages import (FORMAT_LADDER, VERDICT_RANK as VERDICT_ORDER, AcceleratorRow, best_fitting_format,
+                           default_accelerator)
 from reports.sizing.estimate import plan_memory
 from reports.sizing.specs import HardwareSpec, Scenario
 from tests.factories import make_accelerator, make_model
@@ -147,6 +148,24 @@ def test_hardware_page_renders_in_both_languages(client, lang):
     for section in ('id="specs"', 'id="prices"', 'id="models"', "gfxspeak.com", "RunPod"):
         assert section in body
     assert len(table_names(body)) == 83  # every seed model
+
+
+def test_hardware_page_opens_on_the_largest_models_that_fit(client):
+    """Sorted by size alone, an RTX 4090's table opened on 1-2.8 T models that exceed it: fits first, then tight,
+    exceeds, each group largest first; the verdict header shows the sort."""
+    from django.http import QueryDict
+
+    from catalog.models import Accelerator
+    from reports.pages import hardware_page
+
+    body = client.get("/en/hardware/rtx-4090/").content.decode()
+    _, catalog = estimates.current_catalog()
+    row = Accelerator.objects.prefetch_related("prices", "cloud_offers").get(slug="rtx-4090")
+    table = hardware_page(row, QueryDict(""), catalog).table
+    order = [(VERDICT_ORDER[r.verdict], -(r.params_total or 0)) for r in table]
+    assert order == sorted(order) and table[0].verdict == "fits" and table[-1].verdict != "fits"
+    assert [r.model_row.name for r in table] == table_names(body)
+    assert '<th scope="col" aria-sort="ascending"><a id="sort-verdict"' in body
 
 
 def test_hardware_page_german_formats_prices_and_dates(client):
