@@ -41,6 +41,12 @@ def babel_locale(language: str) -> Locale:
     return Locale.parse(language or "en", sep="-")
 
 
+@lru_cache(maxsize=8)
+def decimal_symbol(language: str) -> str:
+    """The language's decimal separator ("," in German), for numbers already written into text (formulas)."""
+    return get_decimal_symbol(babel_locale(language))
+
+
 @lru_cache(maxsize=64)
 def _pattern(pattern: str) -> NumberPattern:
     """Parsed CLDR number patterns: parsing costs more than applying, and a page formats hundreds of figures."""

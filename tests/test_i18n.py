@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.utils import translation
 
@@ -29,3 +31,28 @@ def test_language_switch_keeps_the_page_and_its_query(client):
 def test_german_translations_are_compiled():
     with translation.override("de"):
         assert translation.gettext("Accelerators") == "Beschleuniger"
+
+
+def test_formulas_of_the_how_panel_read_in_german(client, db):
+    """The formula column of "How it was computed" was English on German pages ("2 × 8 kv heads × 128 × 2 B × 64
+    layers = 262 144 B/token × 8 192 cells", "cuda context: 300 MiB (assumed; …)"): its words are translated, its
+    decimals take the comma; numbers, units and code names stay."""
+    from django.utils import translation
+
+    from reports.templatetags.labels import formula
+
+    english = ("2 × 1 kv heads/rank × 256 × 1 B × 16 layers = 8 192 B/token/GPU, replicated on 2 ranks × 8 192 tokens "
+               "× 1 sequence × 8 GPUs (window 128: 513 pages of 16 with max_num_batched_tokens 8 192)")
+    with translation.override("de"):
+        assert formula(english) == (
+            "2 × 1 KV-Heads/Rang × 256 × 1 B × 16 Schichten = 8 192 B/Token/GPU, auf 2 Rängen repliziert × 8 192 Tokens "
+            "× 1 Sequenz × 8 GPUs (Fenster 128: 513 Seiten zu 16 bei max_num_batched_tokens 8 192)")
+        assert formula("2.10 GiB: cuBLAS/NCCL + custom all-reduce (v0.19 CUDA logs, TP 2)") == (
+            "2,10 GiB: cuBLAS/NCCL + eigenes All-Reduce (v0.19 CUDA-Logs, TP 2)")  # a version keeps its dot
+    with translation.override("en"):
+        assert formula(english) == english
+    body = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    how = body[body.index('id="how"'):body.index('id="launch"')]
+    cells = re.findall(r"<td><code>(.*?)</code></td>", how)
+    assert cells and "Schichten" in cells[0]
+    assert not [cell for cell in cells if re.search(r"\b(layers|sequences?|cells|assumed|kv heads)\b", cell)], cells

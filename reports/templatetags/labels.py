@@ -4,10 +4,11 @@ in the report's loops."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from django import template
 from django.utils.html import format_html
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import AttentionKind
@@ -212,3 +213,109 @@ VLLM_PLATFORM_NAMES = {"amd-gpu": _("AMD GPUs"), "intel-gpu": _("Intel GPUs"), "
 @register.filter
 def vllm_platform_label(platform: str) -> str:
     return VLLM_PLATFORM_NAMES.get(platform, platform)
+
+
+# The words of the engine's formula strings (RuntimeTerm.explanation, KvTerm.explanation: sizing/runtime.py,
+# sizing/kv_cache.py), which stay English in the engine (no Django there) and are translated here, word by word:
+# numbers, units, flags and code names (n_vocab, max_num_batched_tokens, q8_0) stay as they are. Longest first, so
+# "kv heads/rank" is one phrase before "kv heads"; a phrase matches whole words only ("tokens" is not the end of
+# max_num_batched_tokens).
+FORMULA_PHRASES = {
+    "vLLM's config hook for this model sets mamba_ssm_cache_dtype from its config": pgettext_lazy(
+        "formula", "vLLM's config hook for this model sets mamba_ssm_cache_dtype from its config"),
+    "vLLM's start-up check reserves more for the tokens in flight": pgettext_lazy(
+        "formula", "vLLM's start-up check reserves more for the tokens in flight"),
+    "llama.cpp keeps recurrent state in": pgettext_lazy("formula", "llama.cpp keeps recurrent state in"),
+    "recurrent state in": pgettext_lazy("formula", "recurrent state in"),
+    "no separate device context modelled": pgettext_lazy("formula", "no separate device context modelled"),
+    "sliding window and compressor states": pgettext_lazy("formula", "sliding window and compressor states"),
+    "the logits peak is not counted": pgettext_lazy("formula", "the logits peak is not counted"),
+    "vocabulary and width unknown": pgettext_lazy("formula", "vocabulary and width unknown"),
+    "before vLLM's memory snapshot": pgettext_lazy("formula", "before vLLM's memory snapshot"),
+    "subtracted from the KV budget": pgettext_lazy("formula", "subtracted from the KV budget"),
+    "outside the budget, in the (1 − utilization) headroom": pgettext_lazy(
+        "formula", "outside the budget, in the (1 − utilization) headroom"),
+    "enforce_eager: no graphs": pgettext_lazy("formula", "enforce_eager: no graphs"),
+    "independent of context": pgettext_lazy("formula", "independent of context"),
+    "not split by TP": pgettext_lazy("formula", "not split by TP"),
+    "layers per rank": pgettext_lazy("formula", "layers per rank"),
+    "per sequence": pgettext_lazy("formula", "per sequence"),
+    "sequences": pgettext_lazy("formula", "sequences"),
+    "sequence": pgettext_lazy("formula", "sequence"),
+    "kv heads/rank": pgettext_lazy("formula", "kv heads/rank"),
+    "kv heads": pgettext_lazy("formula", "kv heads"),
+    "latent head": pgettext_lazy("formula", "latent head"),
+    "layers": pgettext_lazy("formula", "layers"),
+    "B/token/GPU": pgettext_lazy("formula", "B/token/GPU"),
+    "B/token": pgettext_lazy("formula", "B/token"),
+    "tokens": pgettext_lazy("formula", "tokens"),
+    "cells": pgettext_lazy("formula", "cells"),
+    "window": pgettext_lazy("formula", "window"),
+    "pages of": pgettext_lazy("formula", "pages of"),
+    "with max_num_batched_tokens": pgettext_lazy("formula", "with max_num_batched_tokens"),
+    "logits peak": pgettext_lazy("formula", "logits peak"),
+    "KQ mask": pgettext_lazy("formula", "KQ mask"),
+    "sampler warm-up": pgettext_lazy("formula", "sampler warm-up"),
+    "requests": pgettext_lazy("formula", "requests"),
+    "vocab": pgettext_lazy("formula", "vocab"),
+    "probabilities": pgettext_lazy("formula", "probabilities"),
+    "noise": pgettext_lazy("formula", "noise"),
+    "conv elements": pgettext_lazy("formula", "conv elements"),
+    "state elements": pgettext_lazy("formula", "state elements"),
+    "elements": pgettext_lazy("formula", "elements"),
+    "state": pgettext_lazy("formula", "state"),
+    "model dtype": pgettext_lazy("formula", "model dtype"),
+    "capture sizes": pgettext_lazy("formula", "capture sizes"),
+    "entries": pgettext_lazy("formula", "entries"),
+    "per": pgettext_lazy("formula", "per"),
+    "page": pgettext_lazy("formula", "page"),
+    "blocks": pgettext_lazy("formula", "blocks"),
+    "forward pass": pgettext_lazy("formula", "forward pass"),
+    "FFN width": pgettext_lazy("formula", "FFN width"),
+    "custom all-reduce": pgettext_lazy("formula", "custom all-reduce"),
+    "CUDA logs": pgettext_lazy("formula", "CUDA logs"),
+    "BLAS and collectives": pgettext_lazy("formula", "BLAS and collectives"),
+    "DSA indexer key": pgettext_lazy("formula", "DSA indexer key"),
+    "indexer keys": pgettext_lazy("formula", "indexer keys"),
+    "indexer key": pgettext_lazy("formula", "indexer key"),
+    "scales": pgettext_lazy("formula", "scales"),
+    "assumed": pgettext_lazy("formula", "assumed"),
+    "sourced range": pgettext_lazy("formula", "sourced range"),
+    "on CUDA": pgettext_lazy("formula", "on CUDA"),
+    "context": pgettext_lazy("formula", "context"),
+    "K only, no V": pgettext_lazy("formula", "K only, no V"),
+    "GiB per GPU": pgettext_lazy("formula", "GiB per GPU"),
+    "and": pgettext_lazy("formula", "and"),
+    "as": pgettext_lazy("formula", "as"),
+}
+# "replicated on 2 ranks": German puts the verb last ("auf 2 Rängen repliziert").
+REPLICATED_ON_RANKS = re.compile(r"\breplicated on (\d+) ranks\b")
+# A decimal point between digits (0.51 GiB), not in a version (v0.19) or a dotted name.
+FORMULA_DECIMAL = re.compile(r"(?<![\w.])(\d+)\.(\d+)(?![\w.])")
+
+
+@lru_cache(maxsize=8)
+def _formula_translation(language: str) -> tuple[re.Pattern | None, dict[str, str], str, str]:
+    """The phrase pattern, the phrases in `language` (evaluated while it is active), its decimal symbol and its
+    "replicated on N ranks"."""
+    words = {english: str(translated) for english, translated in FORMULA_PHRASES.items()}
+    words = {english: translated for english, translated in words.items() if translated != english}
+    pattern = re.compile(r"(?<![\w/])(" + "|".join(re.escape(english) for english in sorted(words, key=len, reverse=True))
+                         + r")(?![\w/])") if words else None
+    return (pattern, words, formatting.decimal_symbol(language),
+            pgettext("formula", "replicated on %(n)s ranks"))
+
+
+@register.filter
+def formula(text: str) -> str:
+    """An engine formula in the visitor's language: its words translated (FORMULA_PHRASES), decimals with the
+    language's decimal symbol; English is returned unchanged."""
+    language = get_language()
+    if not text or language == "en":
+        return text
+    pattern, words, decimal, replicated = _formula_translation(language)
+    text = REPLICATED_ON_RANKS.sub(lambda match: replicated % {"n": match.group(1)}, text)
+    if pattern is not None:
+        text = pattern.sub(lambda match: words[match.group(1)], text)
+    return FORMULA_DECIMAL.sub(lambda match: f"{match.group(1)}{decimal}{match.group(2)}", text) if decimal != "." \
+        else text
