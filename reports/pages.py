@@ -25,14 +25,15 @@ from reports.forms import scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
-    engine_usable_bytes, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes, native_format,
-    plan_memory, sizable_on,
+    ENGINES, VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
+    engine_runs_on, engine_usable_bytes, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
+    kv_cache_known, native_format, plan_memory, sizable_on,
 )
 from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+from reports.templatetags.labels import ENGINE_NAMES
 
 # The configuration every overview quotes: the report's defaults (Q4_K_M weights, FP16 KV cache, one sequence,
 # llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does. On an accelerator llama.cpp has no
@@ -72,6 +73,8 @@ class TableState:
     descending: bool
     vendor: str  # "" = every vendor
     fits_only: bool
+    gpus: int = 1  # the hardware page: how many of the accelerator the table sizes for
+    engine: str = ""  # the hardware page: the engine chosen ("" = the accelerator's default)
 
     def query(self, **changes: Any) -> str:
         """The query string of this state with `changes` applied; defaults are left out to keep URLs short."""
@@ -83,10 +86,17 @@ class TableState:
             query["vendor"] = state.vendor
         if state.fits_only:
             query["fits"] = "1"
+        if state.gpus != 1:
+            query["gpus"] = str(state.gpus)
+        if state.engine:
+            query["engine"] = state.engine
         return query.urlencode()
 
 
-def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: str, vendors: Iterable[str]) -> TableState:
+def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: str, vendors: Iterable[str],
+                gpu_counts: Sequence[int] = (1,), engines: Iterable[str] = ()) -> TableState:
+    """The table's state from GET; a value it does not offer (a vendor, GPU count or engine) reads as the default,
+    as a filter link would have it."""
     keys = {column.key: column for column in columns}
     sort = query.get("sort", "")
     if sort not in keys:
@@ -96,7 +106,12 @@ def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: st
     vendor = query.get("vendor", "")
     if vendor not in set(vendors):
         vendor = ""
-    return TableState(sort, descending, vendor, query.get("fits", "") in ("1", "on", "true"))
+    gpus = query.get("gpus", "")
+    gpus = int(gpus) if gpus.isdigit() and int(gpus) in gpu_counts else 1
+    engine = query.get("engine", "")
+    if engine not in set(engines):
+        engine = ""
+    return TableState(sort, descending, vendor, query.get("fits", "") in ("1", "on", "true"), gpus, engine)
 
 
 def sorted_rows(rows: Iterable[Any], column: Column, *, descending: bool) -> list[Any]:
@@ -416,22 +431,34 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
 
 
 def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,
-                 model_url: str) -> ModelRow:
+                 model_url: str, gpus: int = 1, engine: str | None = None) -> ModelRow:
+    """The model on `gpus` × `hardware` under `engine` (the accelerator's default when None): the best format that
+    fits, or the offload speed where none does; its report link opens on that configuration."""
     params = count_parameters(model)
-    opening = default_scenario(model, hardware)
+    opening = replace(default_scenario(model, hardware, engine), gpus=gpus)
     best = best_fitting_format(model, hardware, opening)
     if best is None:
         ladder = vllm_format_ladder(model) if opening.engine == "vllm" else None
         verdict = "exceeds" if runnable_ladder(hardware, opening.engine, ladder) else "unsupported"
+        if opening.engine == "vllm" and not kv_cache_known(model):
+            verdict = "unsizable"  # vLLM's pool needs the layer shapes (a table sized under vLLM by choice)
         verdict = _unsizable(model, hardware) or verdict
         offload = _offload_speed(model, hardware, opening, params) if verdict == "exceeds" else None
-        return ModelRow(row, params.total or None, None, None, None, verdict, report_url, model_url,
+        configured = {"gpus": str(gpus)} if gpus != 1 else {}
+        if engine:
+            configured["engine"] = engine
+        return ModelRow(row, params.total or None, None, None, None, verdict,
+                        f"{report_url}?{urlencode(configured)}" if configured else report_url, model_url,
                         not model.layer_count_known, **(offload or {}))
     quant, plan = best
     scenario = replace(opening, quant=quant)
     decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
     query = QueryDict(mutable=True)
     query["quant"] = quant
+    if gpus != 1:
+        query["gpus"] = str(gpus)
+    if engine:
+        query["engine"] = engine
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
 
@@ -469,8 +496,17 @@ class HardwarePage:
 
     @property
     def engine(self) -> str:
-        """The engine this page's table sizes with (vLLM where llama.cpp has no backend)."""
-        return default_engine(self.hardware)
+        """The engine this page's table sizes with: the visitor's, else vLLM where llama.cpp has no backend."""
+        return self.state.engine or default_engine(self.hardware)
+
+    @property
+    def gpu_counts(self) -> tuple[int, ...]:
+        return hardware_gpu_counts(self.hardware)
+
+    @property
+    def engines(self) -> list[tuple[str, str]]:
+        """(engine, its name) of the engines that run here; one alone needs no choice."""
+        return [(engine, ENGINE_NAMES[engine]) for engine in ENGINES if engine_runs_on(engine, self.hardware)]
 
     @property
     def spec_sources(self) -> list[str]:
@@ -521,15 +557,27 @@ class HardwarePage:
         return sum(row.fits for row in self.rows)
 
 
+# GPU counts a hardware page's table offers: a server's 1, 2, 4 or 8 of a discrete or datacenter accelerator (the
+# configurator takes others); a unified-memory machine is one machine.
+HARDWARE_PAGE_GPU_COUNTS = (1, 2, 4, 8)
+
+
+def hardware_gpu_counts(hardware: HardwareSpec) -> tuple[int, ...]:
+    return (1,) if hardware.kind == "unified" else HARDWARE_PAGE_GPU_COUNTS
+
+
 def hardware_page(hardware_row, query: QueryDict, catalog: CatalogSnapshot) -> HardwarePage:
     hardware = catalog.accelerator(hardware_row.slug)
+    vendors = {row.vendor for row in catalog.model_rows if row.vendor}
+    engines = [engine for engine in ENGINES if engine_runs_on(engine, hardware)]
+    state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="verdict", vendors=vendors,
+                        gpu_counts=hardware_gpu_counts(hardware), engines=engines if len(engines) > 1 else ())
     report_url = report_path("MODEL-SLUG", hardware.slug)
     model_url = _path_template("reports:model", model_slug="MODEL-SLUG")
     rows = [model_row_on(row, catalog.model(row.slug), hardware,
-                         report_url=report_url.replace("MODEL-SLUG", row.slug, 1), model_url=model_url(row.slug))
+                         report_url=report_url.replace("MODEL-SLUG", row.slug, 1), model_url=model_url(row.slug),
+                         gpus=state.gpus, engine=state.engine or None)
             for row in catalog.model_rows]
-    vendors = {row.model_row.vendor for row in rows if row.model_row.vendor}
-    state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="verdict", vendors=vendors)
     return HardwarePage(hardware_row, hardware, rows, state)
 
 
@@ -594,7 +642,7 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         if engine == "vllm":
             # The best format of vLLM's ladder that fits the GPUs (the released checkpoint first).
             scenario = replace(default_scenario(model, hardware, "vllm"), gpus=gpus)
-            best = best_fitting_format(model, hardware, scenario) if model.has_shapes else None
+            best = best_fitting_format(model, hardware, scenario)  # an estimated model: its relative's shapes
             if best is None:
                 continue
             quant, plan = best
@@ -615,8 +663,11 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,
                                                    not model.layer_count_known)))
     fitting.sort(key=lambda item: (-item[0], item[1].name))
+    # The hardware page lists every model in the same configuration (its table's GPU count and engine).
+    configured = urlencode({"gpus": gpus, "engine": engine}) if gpus > 1 else ""
     return EntryPoint(key, hardware, gpus, tuple(item for _, item in fitting[:ENTRY_POINT_LIMIT]), len(fitting),
-                      engine, reverse("reports:hardware", kwargs={"hardware_slug": hardware.slug}))
+                      engine, reverse("reports:hardware", kwargs={"hardware_slug": hardware.slug})
+                      + (f"?{configured}" if configured else ""))
 
 
 @dataclass(frozen=True)

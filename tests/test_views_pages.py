@@ -168,6 +168,34 @@ def test_hardware_page_opens_on_the_largest_models_that_fit(client):
     assert '<th scope="col" aria-sort="ascending"><a id="sort-verdict"' in body
 
 
+def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):
+    """"What runs on 8 × H100" under vLLM: the table is sized for the GPUs and the engine chosen, its report links
+    open on them, its sort links keep them, and the home page's entry links to it with the same count."""
+    from reports.pages import entry_point
+
+    path = "/en/hardware/h100-80gb-sxm/"
+    body = client.get(f"{path}?gpus=8&engine=vllm").content.decode()
+    _, catalog = estimates.current_catalog()
+    entry = entry_point(catalog, "8xh100", catalog.hardware["h100-80gb-sxm"], 8, "vllm")
+    assert entry.hardware_url == f"{path}?gpus=8&engine=vllm"
+    assert f"of all 83 fit on 8 × H100 80GB SXM." in body
+    assert re.search(rf"(\d+) of all 83 fit on 8", body).group(1) == str(entry.fitting_count)
+    table = body.split('id="table"', 1)[1]
+    reports = re.findall(r'href="(/en/report/[^"]+)"', table)
+    assert reports and all("gpus=8" in link and "engine=vllm" in link for link in reports)
+    sorts = re.findall(r'id="sort-\w+" class="[^"]+" href="\?([^"]+)"', table)
+    assert len(sorts) == 6 and all("gpus=8" in query and "engine=vllm" in query for query in sorts)
+    assert '<option value="8" selected>8</option>' in body and '<option value="vllm" selected>vLLM</option>' in body
+    one = client.get(path).content.decode()
+    assert int(re.search(r"(\d+) of all 83 fit\.", one).group(1)) < entry.fitting_count
+    # A count or engine the table does not offer reads as the default, as an unknown vendor does.
+    for query in ("gpus=3", "gpus=abc", "gpus=-1", "engine=sglang", "gpus=99999999999999999999"):
+        assert re.sub(r"\s+", " ", client.get(f"{path}?{query}").content.decode()).count("of all 83 fit.") == 1
+    # A unified-memory machine is one machine: no GPU count to choose.
+    mac = client.get("/en/hardware/mac-studio-m3-ultra-512gb/").content.decode()
+    assert 'id="filter-gpus"' not in mac and 'id="filter-engine"' not in mac  # nor vLLM (no Metal backend)
+
+
 def test_hardware_page_german_formats_prices_and_dates(client):
     german = client.get("/de/hardware/rtx-4090/").content.decode()
     english = client.get("/en/hardware/rtx-4090/").content.decode()

@@ -95,3 +95,23 @@ def test_enter_in_the_search_sends_one_request(page, lang):
     page.locator("#pick-model").press("Enter")
     page.wait_for_timeout(800)
     assert len(sent) == before + 1, sent[before:]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_hardware_table_for_eight_gpus_under_vllm_swaps_in_place(page, lang):
+    page.goto(f"/{lang}/hardware/h100-80gb-sxm/")
+    status = page.locator("#table [role=status]")
+    before = status.inner_text()
+    with page.expect_response(lambda response: "gpus=8" in response.url):
+        page.select_option("#filter-gpus", "8")
+    expect(status).not_to_have_text(before)
+    assert "8 × H100 80GB SXM" in status.inner_text()
+    with page.expect_response(lambda response: "engine=vllm" in response.url):
+        page.select_option("#filter-engine", "vllm")
+    expect(page).to_have_url(re.compile(r"gpus=8.*engine=vllm|engine=vllm.*gpus=8"))
+    first_report = page.locator("#table tbody a[href*='/report/']").first.get_attribute("href")
+    assert "gpus=8" in first_report and "engine=vllm" in first_report
+    # Sorting keeps the configuration.
+    with page.expect_response(lambda response: "sort=decode" in response.url):
+        page.locator("#sort-decode").click()
+    assert "gpus=8" in page.url and "engine=vllm" in page.url
