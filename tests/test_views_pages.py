@@ -368,6 +368,13 @@ def test_listings_mark_speeds_of_models_without_layer_count(client):
     assert re.search(r">Cohere Command A 111B</a> <span class=\"muted\">[^<]*≤ ", home)
 
 
+def test_compare_table_headers_name_every_column(client):
+    """axe: the compare table's top-left header cell was empty."""
+    body = client.get("/en/compare/llama-3-1-8b-instruct/?hw=rtx-4090&hw=h100-80gb-sxm").content.decode()
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", body, re.S).group(1)
+    assert all(re.sub(r"<[^>]+>", "", cell).strip() for cell in re.findall(r"<th[^>]*>(.*?)</th>", head, re.S))
+
+
 def test_compare_column_that_cannot_be_sized_shows_dashes_not_not_published(client):
     """A column the engine refuses (vLLM on an Apple GPU) shows the reason once and "—" in its other cells; "not
     published" would claim a published-data gap where nothing was computed."""

@@ -317,6 +317,10 @@ def test_offers_beyond_the_first_eight_are_counted_in_the_visitors_language(clie
     caption = re.search(r"<caption>(.*?)</caption>", body[body.index('id="cloud"'):], re.S).group(1)
     assert caption_text.format(n=offers) in caption
     assert f"<summary>{more_text.format(more=offers - 8)}</summary>" in body
+    # The further offers' table has the column headers of the first (a table of bare cells to a screen reader).
+    more = body[body.index(f"<summary>{more_text.format(more=offers - 8)}</summary>"):]
+    assert re.match(r"</summary>\s*<div class=\"table-wrap\"><table class=\"data\"><thead><tr><th scope=\"col\">",
+                    more[more.index("</summary>"):])
 
 
 @pytest.mark.parametrize("lang, gpus, expected", [
