@@ -1319,3 +1319,19 @@ def test_a_short_offload_note_quotes_figures_only_of_the_pages_own_engine(client
                                 query="offload=30&engine=vllm&quant=Q4_K_M&kv_dtype=auto"))
     assert "With this share in system RAM llama-server would not fit the GPU either" in other
     assert "the fullest GPU would still need" not in other
+
+
+def test_the_tensor_parallel_sentence_adds_up_with_kv_head_copies(client):
+    """Qwen3-235B at FP8 on 8 × H100 (4 KV heads): "keeps 0.09 GiB whole on every GPU: … 221.23 GiB in all" left
+    0.37 GiB unexplained (the K/V projections that two ranks each hold in full); the sentence names them and the
+    parts sum to the total."""
+    _, catalog = current_catalog()
+    tp = plan_memory(catalog.model("qwen3-235b-a22b-instruct-2507"), catalog.hardware["h100-80gb-sxm"],
+                     Scenario(engine="vllm", gpus=8, quant="FP8", kv_dtype="auto")).tensor_parallel
+    assert tp.sharded_bytes + tp.replicated_bytes * 8 + tp.head_replica_bytes == pytest.approx(
+        tp.all_ranks_checkpoint_bytes)
+    assert round(tp.head_replica_bytes / GIB, 2) == 0.37
+    text = text_of(client, url("qwen3-235b-a22b-instruct-2507", "h100-80gb-sxm", query="engine=vllm&gpus=8&quant=FP8"))
+    assert (f"and the K/V projections in copies, as the model has fewer KV heads than GPUs "
+            f"({tp.head_replica_bytes / GIB:.2f} GiB more in all): {tp.per_rank_checkpoint_bytes / GIB:.2f} GiB per GPU, "
+            f"{tp.all_ranks_checkpoint_bytes / GIB:.2f} GiB in all.") in text
