@@ -536,7 +536,7 @@ def test_the_lead_describes_the_configuration_of_the_url(client):
     eight = text_of(client, url("llama-3-1-405b-instruct", "h100-80gb-sxm", query="gpus=8"))
     lead = eight[eight.index("Llama 3.1 405B Instruct (406 B parameters, dense"):][:300]
     assert "on 8 × H100 80GB SXM" in lead
-    speed = re.search(r"\((~[\d.]+ tok/s) decode\)", lead).group(1)
+    speed = re.search(r"\((~[\d.]+ tok/s) decode at 8K, one sequence\)", lead).group(1)
     assert f"Decode (one stream) {speed}" in eight
     q8 = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", query="quant=Q8_0"))
     assert "of weights at Q8_0" in q8 and "of weights at Q4_K_M" not in q8
@@ -1269,7 +1269,7 @@ def test_the_compare_page_links_each_column_in_its_configuration_and_prices_vllm
         return client.get(f"{path}&gpu_memory_utilization={share}").content.decode()
 
     at_08, at_09 = page("0.8"), page("0.9")
-    links = re.findall(r'<th scope="col"><a href="([^"]+)"', at_08)
+    links = re.findall(r'<th scope="col" class="num"><a href="([^"]+)"', at_08)
     assert len(links) == 2 and all("engine=vllm" in link and "quant=FP8" in link
                                    and "gpu_memory_utilization=0.8" in link for link in links)
     assert "gpus=2" in links[1]

@@ -108,7 +108,7 @@ def test_compare_three_accelerators(client, lang):
     assert response.status_code == 200
     body = response.content.decode()
     table = body[body.index('id="compare-table"'):]
-    assert table.count('<th scope="col"><a href=') == 3
+    assert table.count('<th scope="col" class="num"><a href=') == 3
     assert "4 × H100 80GB SXM" in table and "2 × B200 180GB" in table
 
 
@@ -116,7 +116,7 @@ def test_compare_accepts_shared_links_and_caps_at_four(client):
     query = "&".join(f"hw={slug}" for slug in ("rtx-4090", "rtx-3090", "rtx-5090", "a100-80gb-sxm", "h100-80gb-sxm"))
     body = client.get(f"/en/compare/llama-3-1-8b-instruct/?{query}").content.decode()
     table = body[body.index('id="compare-table"'):]
-    assert table.count('<th scope="col"><a href=') == 4
+    assert table.count('<th scope="col" class="num"><a href=') == 4
 
 
 def test_compare_reports_unknown_accelerators(client):
