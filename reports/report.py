@@ -189,8 +189,8 @@ class ReportPage:
         query = QueryDict(mutable=True)
         query.update(CustomHardwareForm.initial_for(self.hardware))
         for name in self.form.fields:
-            if self.form.data.get(name) not in (None, ""):
-                query[name] = str(self.form.data[name])
+            if self.form.data.get(name) not in (None, "") and name not in self.form.errors:
+                query[name] = str(self.form.data[name])  # a refused value would refuse that page too
         if "budget" not in query and self.catalog_budget_usd is not None:
             # A copy of this accelerator starts with its price, as it starts with its specs (custom hardware has no
             # catalog price of its own, so an empty budget there would read "no price known").

@@ -48,7 +48,11 @@ def test_formulas_of_the_how_panel_read_in_german(client, db):
             "2 × 1 KV-Heads/Rang × 256 × 1 B × 16 Schichten = 8 192 B/Token/GPU, auf 2 Rängen repliziert × 8 192 Tokens "
             "× 1 Sequenz × 8 GPUs (Fenster 128: 513 Seiten zu 16 bei max_num_batched_tokens 8 192)")
         assert formula("2.10 GiB: cuBLAS/NCCL + custom all-reduce (v0.19 CUDA logs, TP 2)") == (
-            "2,10 GiB: cuBLAS/NCCL + eigenes All-Reduce (v0.19 CUDA-Logs, TP 2)")  # a version keeps its dot
+            "2,10 GiB: cuBLAS/NCCL + Custom-All-Reduce (v0.19 CUDA-Logs, TP 2)")  # a version keeps its dot
+        assert formula("0.51 GiB; subtracted from the KV budget (vLLM ≥ 0.21)") == (
+            "0,51 GiB; vom KV-Budget abgezogen (vLLM ≥ 0.21)")
+        assert formula("cuda context: 300 MiB (assumed; sourced range 107-555 MiB on CUDA)") == (
+            "CUDA-Kontext: 300 MiB (angenommen; Spanne laut Quellen 107-555 MiB auf CUDA)")
     with translation.override("en"):
         assert formula(english) == english
     body = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()

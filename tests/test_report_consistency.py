@@ -54,7 +54,7 @@ def test_a_share_of_the_weights_in_system_ram_counts_what_the_gpu_holds(client):
             f"of it for 1 × 24 GiB ({share}%) and {ram:.2f} GiB in system RAM") in text
     assert f"{share}% of the GPU memory in use" in text and "178%" not in text
     offloaded = result.placement.offloaded_bytes / GIB
-    assert f"Fits with safe headroom, with {offloaded:.2f} GiB offloaded to system RAM" in text  # the banner says it
+    assert f"Fits with safe headroom, with {offloaded:.2f} GiB of the weights offloaded to system RAM" in text  # the banner says it
     assert (f"in {fit.required_bytes / GIB:.2f} GiB: the GPU holds {held:.2f} GiB and system RAM {ram:.2f} GiB, which "
             f"leaves {fit.headroom_bytes / GIB:.2f} GiB of headroom on the GPU") in text
     assert round(22.8 - held, 2) == pytest.approx(fit.headroom_bytes / GIB, abs=0.011)
@@ -1104,7 +1104,7 @@ def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
     deepseek = estimate(catalog.model("deepseek-v3-0324"), h100, Scenario(engine="vllm", quant="FP8", gpus=16))
     assert (f"vLLM runs the 16 GPUs as 2 pipeline stages of 8: the rows are one tensor-parallel rank's cache of every "
             f"layer, and their sizes the cache of all stages; each GPU holds the layers of its own stage, "
-            f"{deepseek.kv.per_rank_bytes / GIB:.2f} GiB.") in text
+            f"{deepseek.kv.per_rank_bytes / GIB:.2f} GiB for the sequence at full context.") in text
     assert "replicated on 2 ranks" not in text
 
 

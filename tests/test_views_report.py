@@ -151,6 +151,9 @@ def test_a_refused_cost_input_keeps_the_report_and_flags_only_rent_vs_buy(client
                                                   query="hours=30&quant=Q8_0")).content.decode()
     # Links to other configurations leave the refused value out (the language switch keeps the URL as it is).
     assert "hours=30" not in body[body.index('id="cloud"' if htmx else 'id="fit"'):]
+    if not htmx:  # "describe your own hardware" too: that page would refuse it again
+        configurator = body[body.index('id="configurator"'):body.index('id="results"')]
+        assert "/custom/" in configurator and "hours=30" not in configurator
 
 
 def test_vllms_memory_share_is_advised_applied_and_kept_by_every_link(client, db):

@@ -115,9 +115,12 @@ def recommend_hardware(model: ModelSpec, scenario: Scenario, *, hardware_catalog
     discrete = [spec for spec in runnable if spec.kind != "unified"]
     multi = _best_value_multi(sizer, discrete)
     single = _best_single(sizer, discrete, multi)
-    if scenario.engine == "llama.cpp" and single.choice is not None and single.choice.verdict != "tight":
+    if (scenario.engine == "llama.cpp" and single.choice is not None and single.choice.verdict != "tight"
+            and (multi.choice is None or single.choice.hardware.price_usd is None
+                 or multi.choice.total_price_usd >= single.choice.hardware.price_usd)):
         # llama.cpp's layer split has the GPUs take turns on a token: a second card only adds memory, which one card
-        # already has (Llama 3.1 8B: 2 × RTX 3060 for $658 at the ~62.5 tok/s of one).
+        # already has (Llama 3.1 8B: 2 × RTX 3060 for $658 at the ~62.5 tok/s of one). Cheaper cards together still
+        # count (Llama 3.3 70B: 2 × Radeon AI PRO R9700 for $2,600 against one RTX PRO 6000 for $8,500).
         multi = Recommendation(None, Note("multi_gpu_not_needed", f"not needed: one {single.choice.hardware.name} "
                                           "holds it, and more GPUs would not decode faster under llama.cpp",
                                           {"single": single.choice.hardware.name}))

@@ -287,11 +287,33 @@ FORMULA_PHRASES = {
     "GiB per GPU": pgettext_lazy("formula", "GiB per GPU"),
     "and": pgettext_lazy("formula", "and"),
     "as": pgettext_lazy("formula", "as"),
+    "vLLM's Triton top-k/top-p": pgettext_lazy("formula", "vLLM's Triton top-k/top-p"),
+    "logits": pgettext_lazy("formula", "logits"),
+    "cuda context": pgettext_lazy("formula", "cuda context"),
+    "rocm context": pgettext_lazy("formula", "rocm context"),
+    "pool blocks of": pgettext_lazy("formula", "pool blocks of"),
+    "steady decode": pgettext_lazy("formula", "steady decode"),
+    "scale": pgettext_lazy("formula", "scale"),
+    "raw": pgettext_lazy("formula", "raw"),
+    "masks": pgettext_lazy("formula", "masks"),
+    "indexer scores": pgettext_lazy("formula", "indexer scores"),
+    "heads": pgettext_lazy("formula", "heads"),
+    "head": pgettext_lazy("formula", "head"),
+    "queries and output": pgettext_lazy("formula", "queries and output"),
+    "stream residuals": pgettext_lazy("formula", "stream residuals"),
+    "MiB live": pgettext_lazy("formula", "MiB live"),
+    "allocator gaps": pgettext_lazy("formula", "allocator gaps"),
+    "compressor kv": pgettext_lazy("formula", "compressor kv"),
+    "score in": pgettext_lazy("formula", "score in"),
+    "no config.json": pgettext_lazy("formula", "no config.json"),
+    "CSA attention": pgettext_lazy("formula", "CSA attention"),
+    "hidden": pgettext_lazy("formula", "hidden"),
+    "embeddings": pgettext_lazy("formula", "embeddings"),
 }
 # "replicated on 2 ranks": German puts the verb last ("auf 2 Rängen repliziert").
 REPLICATED_ON_RANKS = re.compile(r"\breplicated on (\d+) ranks\b")
-# A decimal point between digits (0.51 GiB), not in a version (v0.19) or a dotted name.
-FORMULA_DECIMAL = re.compile(r"(?<![\w.])(\d+)\.(\d+)(?![\w.])")
+# A decimal point between digits (0.51 GiB), not in a version (v0.19, "vLLM ≥ 0.21") or a dotted name.
+FORMULA_DECIMAL = re.compile(r"(?<![\w.])(?<!vLLM ≥ )(?<!vLLM < )(\d+)\.(\d+)(?![\w.])")
 
 
 @lru_cache(maxsize=8)

@@ -205,21 +205,21 @@
     }
   });
 
-  // A number typed into the configurator is sent once it rests (input … delay:400ms); leaving the field then fires
-  // "change" with the same value, which sent the same two requests again and pushed a second history entry. The
-  // values each request sent are kept, and a change to what was already sent goes no further than here.
-  var sentNumbers = new WeakMap();
-  document.addEventListener("htmx:configRequest", function (event) {
+  // A state is asked for once: a number typed into the configurator is sent once it rests (input … delay:400ms),
+  // and leaving the field ("change") or pressing Enter ("submit") then asked for the same state again, which sent
+  // the results and the details twice and pushed a second history entry; the home search's Enter after the typed
+  // query had been sent did the same. A form's request is dropped when it asks for what the form last asked for;
+  // going back in history forgets that (the restored page's state is an older one).
+  var lastAsked = new WeakMap();
+  document.addEventListener("htmx:beforeRequest", function (event) {
     var form = event.detail.elt;
-    if (!form || form.id !== "configurator") return;
-    form.querySelectorAll("input[type=number]").forEach(function (input) { sentNumbers.set(input, input.value); });
+    if (!form || !form.matches || !form.matches("#configurator, form.picker")) return;
+    var config = event.detail.requestConfig || {};
+    var asked = (config.path || "") + "?" + new URLSearchParams(config.formData || new FormData(form)).toString();
+    if (lastAsked.get(form) === asked) { event.preventDefault(); return; }
+    lastAsked.set(form, asked);
   });
-  document.addEventListener("change", function (event) {
-    var input = event.target;
-    if (input.matches && input.matches("#configurator input[type=number]") && sentNumbers.get(input) === input.value) {
-      event.stopPropagation();
-    }
-  }, true);
+  document.addEventListener("htmx:historyRestore", function () { lastAsked = new WeakMap(); });
 
   // A change closes every section the swap replaces: the ones the reader had opened ("How it was computed", the
   // chart's table, the further cloud offers) open again when their new copies arrive (the details come in a second

@@ -316,11 +316,19 @@ def test_a_typed_number_is_sent_once_and_pushed_once(page, lang):
     page.locator("#id_hours").press("Tab")  # "change" with the value already sent
     page.wait_for_timeout(900)
     assert len(sent) == 2, sent  # the results and the details, once
+    page.locator("#id_hours").press("Enter")  # "submit" with the value already sent
+    page.wait_for_timeout(900)
+    assert len(sent) == 2, sent
     assert page.evaluate("history.length") == entries + 1  # one pushed state
-    # A new value after the field left focus is sent again.
+    # A new value after the field left focus is sent again; Enter at once with it sends it once.
     page.fill("#id_hours", "9")
+    page.locator("#id_hours").press("Enter")
     expect(page).to_have_url(re.compile(r"[?&]hours=9(&|$)"))
+    page.wait_for_timeout(900)
     assert still_same_document(page)
+    nine = [url for url in page.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+            if "hours=9" in url and "part=details" not in url]
+    assert len(nine) == 1, nine
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -202,3 +202,13 @@ def test_nothing_fits_anywhere():
     assert result.best_single.reason.code == "no_single_fits"
     assert result.best_value_multi.reason.params == {"counts": "2, 3, 4, 6, 8"}  # 8 × 0.95 GiB < 4.3 GiB of weights
     assert result.cloud.reason.code == "no_offer_fits_any"  # the offers' accelerators are not in this catalog
+
+
+def test_cheaper_cards_together_stay_recommended_under_llama_cpp():
+    """"Not needed" only where no set of cards costs less than the single one: Llama 3.3 70B fits one RTX PRO 6000
+    ($8,500) with room, and three Arc Pro B60 ($500 each) hold it too."""
+    result = recommend("llama-3-3-70b-instruct")
+    single, multi = result.best_single.choice, result.best_value_multi.choice
+    assert single.hardware.slug == "rtx-pro-6000-blackwell" and single.verdict == "fits"
+    assert (multi.hardware.slug, multi.count, multi.total_price_usd) == ("arc-pro-b60-24gb", 3, 1_500.0)
+    assert multi.total_price_usd < single.hardware.price_usd
