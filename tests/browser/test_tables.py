@@ -131,3 +131,23 @@ def test_enter_after_the_typed_search_was_sent_asks_for_nothing_more(page, lang)
     assert len(sent) == before, sent[before:]
     with page.expect_request(lambda request: "model=qwen%203" in request.url):  # a new query is asked for
         page.locator("#pick-model").type(" 3")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_back_from_a_search_result_shows_the_search_again(page, lang):
+    """Typing "gemma 3 27" and "5090", opening a result and pressing Back left both fields and the results empty:
+    the typed search is kept in the URL (replaced as it is typed, not a history entry per key)."""
+    page.goto(f"/{lang}/")
+    entries = page.evaluate("history.length")
+    page.locator("#pick-model").type("gemma 3 27")
+    page.locator("#pick-hardware").type("5090")
+    expect(page).to_have_url(re.compile(r"model=gemma(\+|%20)3(\+|%20)27&hardware=5090"))
+    assert page.evaluate("history.length") == entries  # replaced, not pushed
+    first = page.locator("#search-results a[href*='/report/']").first
+    expect(first).to_be_visible()
+    with page.expect_navigation():
+        first.click()
+    page.go_back()
+    expect(page.locator("#pick-model")).to_have_value("gemma 3 27")
+    expect(page.locator("#pick-hardware")).to_have_value("5090")
+    expect(page.locator("#search-results a[href*='/report/']").first).to_be_visible()
