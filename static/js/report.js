@@ -150,10 +150,16 @@
   }
 
   // One short announcement per update (the verdict), not the whole report re-read.
+  var statusTimer = null;
   function announceVerdict() {
     var status = document.getElementById("results-status");
     var verdict = document.querySelector("#results .verdict-banner, #results #invalid-input h2, #results h2");
-    if (status && verdict) { status.textContent = verdict.textContent.replace(/\s+/g, " ").trim(); }
+    if (status && verdict) {
+      status.textContent = verdict.textContent.replace(/\s+/g, " ").trim();
+      // On one column the text shows at the foot of the screen (site.css): it goes after a few seconds.
+      clearTimeout(statusTimer);
+      statusTimer = setTimeout(function () { status.textContent = ""; }, 5000);
+    }
   }
 
   document.addEventListener("DOMContentLoaded", function () { setup(document); });

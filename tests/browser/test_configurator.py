@@ -343,3 +343,19 @@ def test_sections_the_reader_opened_stay_open_after_a_change(page, lang):
     expect(page.locator("#how > details")).to_have_attribute("open", "")
     expect(page.locator("#chart details").first).to_have_attribute("open", "")
     assert page.locator("#cloud details[open]").count() == 0  # one the reader left closed stays closed
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_on_a_phone_a_change_shows_its_verdict_in_sight(open_context, lang):
+    """On one column the results are below the form: a change there updated them out of sight (the banner at y=1486
+    on a 390 × 844 screen). The verdict the update announces shows at the foot of the screen, then goes."""
+    page, _ = open_context(viewport={"width": 390, "height": 844})
+    page.goto(report_path(lang))
+    status = page.locator("#results-status")
+    assert status.inner_text() == ""
+    choose(page, "context", "131072", changes=figure(page, "required"))
+    expect(status).not_to_be_empty()
+    box = status.bounding_box()
+    assert box and box["height"] > 10 and 0 <= box["y"] and box["y"] + box["height"] <= 844
+    assert status.inner_text() == page.locator("#results .verdict-banner").inner_text().strip()
+    expect(status).to_be_empty(timeout=8000)
