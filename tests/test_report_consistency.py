@@ -239,6 +239,10 @@ def test_a_vllm_batch_page_says_what_its_total_and_its_verdict_count(client):
     assert (f"That total counts all 16 sequences at full context. vLLM starts with {demand:.2f} GiB per GPU"
             in text)
     assert f"its KV pool then holds {held} of the 16 sequences at once" in text
+    # The caption and the headroom give the share of the start-up demand, not 165 % of the card beside "fits".
+    share = round(result.fit.gpu_demand_bytes / (16 * GIB) * 100)
+    assert (f"for all 16 sequences at full context; vLLM starts with {result.fit.gpu_demand_bytes / GIB:.2f} GiB of "
+            f"1 × 16 GiB ({share}%)") in text and f"{share}% of the GPU memory in use" in text and "165%" not in text
     # The chart table and the matrix mark ✓ by the same start-up demand, beside totals for all 16: they say so.
     assert text.count("Under vLLM with 16 sequences, the verdicts are for what vLLM starts with") == 2
     m = re.search(r"it starts with ([\d.]+) GiB .*?, leaving ([\d.]+) GiB of headroom for more sequences", text)
