@@ -103,6 +103,8 @@ def localize_limits(form: forms.Form) -> None:
 class ConfiguratorForm(forms.Form):
     """Preset values fill the selects; any integer in range is a valid state too (a shared ?context=12000)."""
 
+    kv_dtype_replaced: tuple[str, str] | None = None  # (asked, used): the other engine's KV type, replaced
+
     quant = forms.ChoiceField(label=_("Weights & quantization"), widget=FastSelect)
     context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
     gpus = forms.IntegerField(label=_("GPU count"), min_value=1, max_value=MAX_GPUS, widget=_select(GPU_COUNTS))
@@ -198,13 +200,20 @@ class ConfiguratorForm(forms.Form):
     def cost_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in COST_FIELDS]
 
+    # The other engine's quantized KV cache: vLLM caches 8 bits as FP8 (--kv-cache-dtype fp8; no integer types),
+    # llama.cpp as Q8_0 (-ctk q8_0 -ctv q8_0; no FP8). A switch of engine keeps a cache this small, in its own type.
+    KV_OF_ENGINE = {"vllm": {"q8_0": "fp8", "q4_0": "fp8"}, "llama.cpp": {"fp8": "q8_0"}}
+
     def clean(self) -> dict:
         data = super().clean()
         engine, kv_dtype = data.get("engine"), data.get("kv_dtype")
-        if engine == "vllm" and kv_dtype in ("q8_0", "q4_0"):
-            self.add_error("kv_dtype", _("vLLM has no %(dtype)s KV cache; choose FP8.") % {"dtype": kv_dtype})
-        if engine == "llama.cpp" and kv_dtype == "fp8":
-            self.add_error("kv_dtype", _("llama.cpp has no FP8 KV cache; choose Q8_0 (-ctk q8_0 -ctv q8_0)."))
+        # Switching the engine with a quantized KV cache chosen refused the whole report ("vLLM has no q8_0 KV
+        # cache") under the field the visitor had not touched: the cache takes the engine's own type instead, and
+        # the page says so (kv_dtype_replaced); the form shows it, and the view answers with the state's URL.
+        replacement = self.KV_OF_ENGINE.get(engine, {}).get(kv_dtype)
+        if replacement:
+            data["kv_dtype"] = self.data["kv_dtype"] = replacement
+            self.kv_dtype_replaced = (kv_dtype, replacement)
         if engine in ENGINE_BACKENDS and self.hardware is not None and not engine_runs_on(engine, self.hardware):
             self.add_error("engine", self._engine_error(engine))
         return data

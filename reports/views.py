@@ -161,9 +161,23 @@ def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[st
         template = f"reports/report.html#{part}"
     else:
         template = "reports/report.html"
+    replaced = page.form.kv_dtype_replaced
+    if replaced and not request.htmx:
+        # The other engine's KV type in the URL: the page of the state it stands for (each state is one URL).
+        return redirect(_with_query(request, kv_dtype=replaced[1]))
     # A refused field is a 400 even where the report is still computed (only a rent-vs-buy input was refused).
     status = 200 if (page.estimate or page.not_sizable_here) and not page.form.errors else 400
-    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)
+    response = render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)
+    if replaced and request.GET.get("part") != "details":
+        response["HX-Push-Url"] = _with_query(request, kv_dtype=replaced[1])  # the state shown, not the one asked
+    return response
+
+
+def _with_query(request: HttpRequest, **changes: str) -> str:
+    query = request.GET.copy()
+    for name, value in changes.items():
+        query[name] = value
+    return f"{request.path}?{query.urlencode()}"
 
 
 def _hardware_or_form(request: HttpRequest, hardware_slug: str, catalog: CatalogSnapshot

@@ -206,19 +206,27 @@ def test_mesh_peers_must_be_a_small_whole_number(client, value):
 
 @pytest.mark.parametrize("htmx", [False, True])
 def test_compare_with_an_invalid_combination_says_so_instead_of_asking_to_choose(client, htmx):
-    """KV q8_0 under vLLM with two accelerators chosen: the table made way for "Choose up to four accelerators",
-    and the htmx answer carried no message for the field."""
+    """A refused field with two accelerators chosen (once KV q8_0 under vLLM, which now takes FP8: a context beyond
+    the model's): the table made way for "Choose up to four accelerators", and the htmx answer carried no message
+    for the field."""
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
-    response = client.get("/en/compare/gemma-3-27b-it/?hw0=rtx-4090&hw1=h100-80gb-sxm&kv_dtype=q8_0&engine=vllm",
+    response = client.get("/en/compare/gemma-3-27b-it/?hw0=rtx-4090&hw1=h100-80gb-sxm&context=99999999",
                           **headers)
     assert response.status_code == 400
     body = response.content.decode()
     assert "This configuration cannot be computed: please correct the highlighted field." in body
     assert "Choose up to four accelerators" not in body
-    error = re.search(r'<div id="id_kv_dtype_error"[^>]*>(.*?)</div>', body, re.S).group(1)
-    assert "vLLM has no q8_0 KV cache" in error
+    error = re.search(r'<div id="id_context_error"[^>]*>(.*?)</div>', body, re.S).group(1)
+    assert "at most" in error
     if htmx:
-        assert 'id="id_kv_dtype_error" class="field-error" role="alert" hx-swap-oob="true"' in body
+        assert 'id="id_context_error" class="field-error" role="alert" hx-swap-oob="true"' in body
+
+
+def test_compare_takes_the_engines_own_kv_type(client):
+    """KV q8_0 with vLLM (the visitor switched the engine): vLLM caches 8 bits as FP8, which the table uses."""
+    body = client.get("/en/compare/gemma-3-27b-it/?hw0=rtx-4090&hw1=h100-80gb-sxm&kv_dtype=q8_0&engine=vllm"
+                      ).content.decode()
+    assert 'value="fp8" selected' in body and "cannot be computed" not in body
 
 
 def test_the_own_hardware_form_opens_empty_without_errors(client):

@@ -116,7 +116,7 @@ def test_query_string_changes_the_numbers(client, db):
 @pytest.mark.parametrize("query, field, message", [
     ("context=99999999", "context", "at most"),
     ("gpus=abc", "gpus", "whole number"),
-    ("kv_dtype=fp8&engine=llama.cpp", "kv_dtype", "Q8_0"),
+    ("quant=AWQ&engine=llama.cpp", "quant", "vLLM checkpoint format"),
     ("quant=NOPE", "quant", "valid choice"),
     ("gpus=3&engine=vllm", "gpus", "divisible"),
     ("engine=vllm&gpu_memory_utilization=1.5", "gpu_memory_utilization", "less than or equal to 1"),
@@ -154,6 +154,27 @@ def test_a_refused_cost_input_keeps_the_report_and_flags_only_rent_vs_buy(client
     if not htmx:  # "describe your own hardware" too: that page would refuse it again
         configurator = body[body.index('id="configurator"'):body.index('id="results"')]
         assert "/custom/" in configurator and "hours=30" not in configurator
+
+
+@pytest.mark.parametrize("query, asked, used", [("engine=vllm&kv_dtype=q8_0", "q8_0", "fp8"),
+                                                ("engine=vllm&kv_dtype=q4_0", "q4_0", "fp8"),
+                                                ("engine=llama.cpp&kv_dtype=fp8", "fp8", "q8_0")])
+def test_the_other_engines_kv_type_becomes_this_engines(client, db, query, asked, used):
+    """Switching the engine with a quantized KV cache chosen refused the whole report under the field the visitor
+    had not touched ("vLLM has no q8_0 KV cache"): the cache takes the engine's own 8-bit type. A plain GET is sent
+    to the URL of that state; htmx gets the results, the select showing it, a sentence and that URL to push."""
+    path = url("llama-3-1-8b-instruct", "rtx-4090", query=query)
+    response = client.get(path)
+    assert response.status_code == 302
+    assert response["Location"] == path.replace(f"kv_dtype={asked}", f"kv_dtype={used}")
+    htmx = client.get(path, headers={"HX-Request": "true"})
+    body = htmx.content.decode()
+    assert htmx.status_code == 200 and htmx["HX-Push-Url"] == response["Location"]
+    assert 'id="fit"' in body and 'id="kv-replaced"' in body
+    assert re.search(rf'<select hx-swap-oob="true" id="id_kv_dtype" name="kv_dtype">.*?value="{used}" selected',
+                     body, re.S)
+    details = client.get(path + "&part=details", headers={"HX-Request": "true"})
+    assert details.status_code == 200 and "HX-Push-Url" not in details  # the second request pushes nothing
 
 
 def test_vllms_memory_share_is_advised_applied_and_kept_by_every_link(client, db):

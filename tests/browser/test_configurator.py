@@ -168,24 +168,43 @@ def test_an_invalid_value_in_the_url_shows_the_error_beside_the_field(page, lang
 def test_an_invalid_combination_chosen_with_htmx_shows_the_error_and_the_page_recovers(page, lang):
     page.goto(report_path(lang))
     mark_document(page)
-    choose(page, "engine", "vllm")
-    kv_error = field_error(page, "kv_dtype")
-    expect(kv_error).to_be_empty()
+    quant_error = field_error(page, "quant")
+    expect(quant_error).to_be_empty()
 
     with page.expect_response(is_htmx) as answer:
-        page.select_option("#id_kv_dtype", "q8_0")  # vLLM has no q8_0 KV cache
+        page.select_option("#id_quant", "AWQ")  # a vLLM checkpoint under llama.cpp
     assert answer.value.status == 400
-    expect(kv_error).to_contain_text("FP8")  # "vLLM has no q8_0 KV cache; choose FP8."
+    expect(quant_error).to_contain_text("vLLM")
     expect(page.locator("#invalid-input")).to_be_visible()
     expect(page.locator("#fit")).to_have_count(0)
 
     # Choosing what the message suggests brings the results back and clears the message.
     with page.expect_response(is_htmx):
-        page.select_option("#id_kv_dtype", "fp8")
+        page.select_option("#id_engine", "vllm")
     expect(page.locator("#fit")).to_be_visible()
-    expect(kv_error).to_be_empty()
+    expect(quant_error).to_be_empty()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_switching_the_engine_keeps_an_8_bit_kv_cache_in_the_engines_type(page, lang):
+    """Q8_0 KV under llama.cpp, then vLLM: the report was refused under the KV field; now the select shows FP8, a
+    sentence says why, and the pushed URL is the state shown."""
+    page.goto(report_path(lang))
+    mark_document(page)
+    choose(page, "kv_dtype", "q8_0", changes=figure(page, "required"))
+    with page.expect_response(is_htmx) as answer:
+        page.select_option("#id_engine", "vllm")
+    assert answer.value.status == 200
+    expect(page.locator("#kv-replaced")).to_be_visible()
+    expect(page.locator("#id_kv_dtype")).to_have_value("fp8")
+    expect(page).to_have_url(re.compile(r"[?&]kv_dtype=fp8(&|$)"))
+    expect(page.locator("#fit")).to_be_visible()
     expect(page.locator("#launch")).to_contain_text("--kv-cache-dtype fp8")
     assert still_same_document(page)
+    # Back restores the llama.cpp state with its own select values.
+    page.go_back()
+    expect(page.locator("#id_engine")).to_have_value("llama.cpp")
+    expect(page.locator("#id_kv_dtype")).to_have_value("q8_0")
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
