@@ -58,6 +58,13 @@ def context_label(tokens: int) -> str:
     return str(tokens)
 
 
+def context_choice_label(tokens: int) -> str:
+    """An option of the context select: the short form, or the number with the visitor's grouping where there is
+    none ("53,504" after "apply" the longest context, which read "53504")."""
+    label = context_label(tokens)
+    return formatting.number(tokens, get_language()) if label.isdigit() else label
+
+
 MIN_BUDGET_USD = 100
 # Beside FP16 and BF16 (the released 16-bit checkpoint, which either engine loads) the list has llama.cpp's F16
 # GGUF file: named so, or "F16" and "FP16" read as the same format twice.
@@ -174,7 +181,7 @@ class ConfiguratorForm(forms.Form):
         presets = [n for n in CONTEXT_PRESETS if max_context is None or n <= max_context]
         if max_context and max_context not in presets:
             presets.append(max_context)
-        self._keep_current_value(context, presets, context_label)
+        self._keep_current_value(context, presets, context_choice_label)
         self._keep_current_value(self.fields["gpus"], list(GPU_COUNTS), str)
         self._keep_current_value(self.fields["batch"], list(BATCH_PRESETS), str)
 

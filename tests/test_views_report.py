@@ -228,6 +228,9 @@ def test_the_longest_context_that_fits_is_shown_linked_and_answered(client, db, 
     assert applied.status_code == 200
     applied_body = applied.content.decode()
     assert 'class="card fit verdict-tight"' in applied_body or 'class="card fit verdict-fits"' in applied_body
+    # The context select shows that value with the visitor's grouping (it read "53504").
+    grouped = {"en": "53,504", "de": "53.504"}[lang]
+    assert f'<option value="53504" selected>{grouped}</option>' in applied_body
 
 
 @pytest.mark.parametrize("lang, stat_text, answer", [
