@@ -54,7 +54,7 @@ def test_a_share_of_the_weights_in_system_ram_counts_what_the_gpu_holds(client):
             f"of it for 1 × 24 GiB ({share}%) and {ram:.2f} GiB in system RAM") in text
     assert f"{share}% of the GPU memory in use" in text and "178%" not in text
     offloaded = result.placement.offloaded_bytes / GIB
-    assert f"Fits with safe headroom, with {offloaded:.2f} GiB of the weights offloaded to system RAM" in text  # the banner says it
+    assert f"Fits with safe headroom, with {offloaded:.2f} GiB of the model offloaded to system RAM" in text  # the banner says it
     assert (f"in {fit.required_bytes / GIB:.2f} GiB: the GPU holds {held:.2f} GiB and system RAM {ram:.2f} GiB, which "
             f"leaves {fit.headroom_bytes / GIB:.2f} GiB of headroom on the GPU") in text
     assert round(22.8 - held, 2) == pytest.approx(fit.headroom_bytes / GIB, abs=0.011)
@@ -833,7 +833,7 @@ def test_vllm_with_a_queue_keeps_required_for_all_sequences_and_no_system_ram(cl
     card = text[text.index("Required memory"):text.index("Speed and cost")]
     assert "in system RAM" not in card
     assert re.search(r"for all 64 sequences at full context at once; vLLM's KV pool holds 1 of them at a time "
-                     r"\(the rest wait\), which needs [\d.]+ GiB on the fullest GPU", card)
+                     r"\(the rest wait\); it starts with [\d.]+ GiB on the fullest GPU \(one full-context sequence\)", card)
 
 
 def test_an_explicit_offload_that_still_exceeds_reads_as_not_running(client):
@@ -1200,7 +1200,7 @@ def test_minimax_m2_1_opens_at_its_fp8_release_under_vllm(client):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "in the methodology's checks this estimate was up to 2.6 × the measured speed"),
-    ("de", "lag diese Schätzung um bis zum 2,6-Fache über der gemessenen Geschwindigkeit"),
+    ("de", "lag diese Schätzung bei bis zum 2,6-Fachen der gemessenen Geschwindigkeit"),
 ])
 def test_vllm_moe_pages_say_how_far_their_decode_checks_were_off(client, lang, sentence):
     """Single-request vLLM decode of mixture-of-experts models ran up to 2.6 × slower than estimated in

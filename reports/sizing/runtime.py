@@ -391,9 +391,14 @@ def _ffn_width_per_token(spec: ModelSpec) -> float:
 def vllm_cuda_graph_bytes(spec: ModelSpec, max_num_seqs: int) -> float:
     """CUDA graph pool of the default capture sizes (see VLLM_GRAPH_* for the fit and its error). A model known
     only by its parameter counts takes the layer count of the family member that stands in for its shapes."""
-    layers = spec.num_layers or (spec.kv_proxy.num_layers if spec.kv_proxy is not None else 0)
-    return VLLM_GRAPH_BASE + VLLM_GRAPH_PER_LAYER * layers * (
+    return VLLM_GRAPH_BASE + VLLM_GRAPH_PER_LAYER * graph_layers(spec) * (
         len(vllm_capture_sizes(max_num_seqs)) / VLLM_GRAPH_REFERENCE_SIZES)
+
+
+def graph_layers(spec: ModelSpec) -> int:
+    """The layers vllm_cuda_graph_bytes counts: the model's, or its stand-in family member's (stated parameters
+    only)."""
+    return spec.num_layers or (spec.kv_proxy.num_layers if spec.kv_proxy is not None else 0)
 
 
 def vllm_capture_sizes(max_num_seqs: int) -> list[int]:
@@ -434,7 +439,7 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
                     f"{' + custom all-reduce' if tp > 1 else ''} (v0.19 CUDA logs, TP {tp})", {"tp": tp}),
         RuntimeTerm("CUDA graphs", graphs, "device",
                     "enforce_eager: no graphs" if enforce_eager else
-                    f"{VLLM_GRAPH_BASE / GIB:.2f} GiB + {VLLM_GRAPH_PER_LAYER / GIB:.4f} GiB × {spec.num_layers} "
+                    f"{VLLM_GRAPH_BASE / GIB:.2f} GiB + {VLLM_GRAPH_PER_LAYER / GIB:.4f} GiB × {graph_layers(spec)} "
                     f"layers ({len(vllm_capture_sizes(max_num_seqs))} capture sizes); "
                     + ("subtracted from the KV budget (vLLM ≥ 0.21)" if graphs_in_budget else
                        "outside the budget, in the (1 − utilization) headroom (vLLM < 0.21)"),

@@ -309,6 +309,8 @@ FORMULA_PHRASES = {
     "CSA attention": pgettext_lazy("formula", "CSA attention"),
     "hidden": pgettext_lazy("formula", "hidden"),
     "embeddings": pgettext_lazy("formula", "embeddings"),
+    "CSA layers": pgettext_lazy("formula", "CSA layers"),
+    "HCA layers": pgettext_lazy("formula", "HCA layers"),
 }
 # "replicated on 2 ranks": German puts the verb last ("auf 2 Rängen repliziert").
 REPLICATED_ON_RANKS = re.compile(r"\breplicated on (\d+) ranks\b")
