@@ -373,7 +373,9 @@ def vllm_format_ladder(model: ModelSpec) -> tuple[str, ...]:
     native = native_format(model)
     bits = quant_format(native).bits_per_weight
     smaller = (quant for quant in VLLM_CHECKPOINT_FORMATS if quant_format(quant).bits_per_weight < bits)
-    return tuple(dict.fromkeys((native, "BF16", *smaller)))
+    # FP16 last: the same size as BF16, chosen only where vLLM runs nothing else (the Atlas 300I's float16: its
+    # vLLM table read "0 of 83 fit" beside reports that fit in FP16).
+    return tuple(dict.fromkeys((native, "BF16", *smaller, "FP16")))
 
 
 def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] | None = None) -> tuple[str, ...]:
@@ -442,6 +444,8 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
         verdict = "exceeds" if runnable_ladder(hardware, opening.engine, ladder) else "unsupported"
         if opening.engine == "vllm" and not kv_cache_known(model):
             verdict = "unsizable"  # vLLM's pool needs the layer shapes (a table sized under vLLM by choice)
+        elif verdict == "exceeds" and _refused(model, hardware, opening):
+            verdict = "unsizable"  # not memory: 8 GPUs do not divide Phi-4's 10 KV heads, V4 needs Hopper
         verdict = _unsizable(model, hardware) or verdict
         offload = _offload_speed(model, hardware, opening, params) if verdict == "exceeds" else None
         configured = {"gpus": str(gpus)} if gpus != 1 else {}
@@ -461,6 +465,15 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
         query["engine"] = engine
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
+
+
+def _refused(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
+    """Whether the engine refuses the configuration for a reason other than memory (its plan raises)."""
+    try:
+        plan_memory(model, hardware, scenario)
+    except SizingError:
+        return True
+    return False
 
 
 def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, params: ParameterCount

@@ -196,6 +196,45 @@ def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):
     assert 'id="filter-gpus"' not in mac and 'id="filter-engine"' not in mac  # nor vLLM (no Metal backend)
 
 
+def test_hardware_tables_under_vllm_tell_refusals_and_float16_apart(client):
+    """Final review: the Atlas 300I Duo's vLLM table read "0 of 83 fit" (its ladder had no FP16, the only format
+    vLLM runs there) beside reports that fit; on 8 × H100 models whose heads 8 GPUs do not divide read "exceeds";
+    an estimated MoE model under vLLM read every weight per token (GLM-5.3 Flash ~47 tok/s on 8 × H100)."""
+    from reports.pages import hardware_page
+    from catalog.models import Accelerator
+    from django.http import QueryDict
+
+    _, catalog = estimates.current_catalog()
+
+    def table(slug, query):
+        row = Accelerator.objects.prefetch_related("prices", "cloud_offers").get(slug=slug)
+        return {r.model_row.slug: r for r in hardware_page(row, QueryDict(query), catalog).rows}
+
+    atlas = table("atlas-300i-duo-96gb", "engine=vllm")
+    assert atlas["llama-3-1-8b-instruct"].quant == "FP16" and atlas["llama-3-1-8b-instruct"].verdict == "fits"
+    h100 = table("h100-80gb-sxm", "gpus=8&engine=vllm")
+    assert h100["glm-4-7-flash"].verdict == "unsizable"  # 20 attention heads over 8 GPUs
+    flash, glm47 = h100["glm-5-3-flash-320b-a18b"], h100["glm-4-7"]
+    assert flash.decode_tok_s > glm47.decode_tok_s  # 18 B active read per token, not 320 B
+    rtx = table("rtx-4090", "gpus=2&engine=vllm")
+    assert rtx["deepseek-v4-flash"].verdict == "unsizable"  # vLLM's V4 attention needs Hopper or Blackwell
+
+
+def test_an_estimated_model_is_split_only_as_its_stand_in_allows():
+    """GLM-5.3 (stated parameters, GLM-5's shapes) was recommended on 6 GPUs under vLLM, which GLM-5's 64 attention
+    heads refuse: an estimated model's tensor-parallel split is checked on its stand-in's heads."""
+    from reports.sizing.errors import SizingError
+    from reports.sizing.parallelism import check_tensor_parallel
+
+    _, catalog = estimates.current_catalog()
+    glm53 = catalog.model("glm-5-3-753b")
+    assert not glm53.has_shapes and glm53.kv_proxy.slug == "glm-5"
+    with pytest.raises(SizingError, match="not divisible by 6"):
+        check_tensor_parallel(glm53, 6)
+    choice = catalog.recommendations(glm53, Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")).best_value_multi
+    assert choice.choice is None or 64 % choice.choice.count == 0
+
+
 def test_hardware_page_german_formats_prices_and_dates(client):
     german = client.get("/de/hardware/rtx-4090/").content.decode()
     english = client.get("/en/hardware/rtx-4090/").content.decode()

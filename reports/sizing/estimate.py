@@ -840,7 +840,13 @@ class _ReadBytes:
 def _read_bytes(model: ModelSpec, plan: MemoryPlan, depth: int) -> _ReadBytes:
     share = _expert_read_share(model)
     placement = plan.placement
-    if plan.tensor_parallel is not None:
+    if plan.tensor_parallel is not None and plan.tensor_parallel.estimated:
+        # Stated parameters only (no tensor list): a token reads the active share, as llama_cpp_layout's pseudo-block
+        # has it; the rest is "experts" that no token reads (GLM-5.3 Flash under vLLM read all 298 GiB a token).
+        tp = plan.tensor_parallel
+        active = min(plan.weights.active_bytes_per_token or tp.all_ranks_bytes, tp.all_ranks_bytes)
+        experts, dense, share = tp.all_ranks_bytes - active, active, 0.0
+    elif plan.tensor_parallel is not None:
         tp = plan.tensor_parallel
         experts = tp.per_rank_expert_bytes * tp.tp
         lookup = 0.0 if model.tie_word_embeddings else plan.weights.embedding_bytes  # a gather, not a matmul

@@ -194,6 +194,10 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
     """Raise SizingError naming --gpus when vLLM cannot split ``spec`` over ``tp`` GPUs."""
     if tp < 1:
         raise SizingError(f"--gpus must be at least 1 (got {tp})")
+    if not spec.has_shapes and spec.kv_proxy is not None and spec.kv_proxy.has_shapes:
+        # Stated parameters only: the heads are the stand-in family member's (GLM-5.3 took 6 GPUs, which GLM-5's
+        # 64 heads refuse).
+        spec = spec.kv_proxy
     if tp == 1 or not spec.has_shapes:
         return
     for shape in _attention_shapes(spec):

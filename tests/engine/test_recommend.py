@@ -212,3 +212,4 @@ def test_cheaper_cards_together_stay_recommended_under_llama_cpp():
     assert single.hardware.slug == "rtx-pro-6000-blackwell" and single.verdict == "fits"
     assert (multi.hardware.slug, multi.count, multi.total_price_usd) == ("arc-pro-b60-24gb", 3, 1_500.0)
     assert multi.total_price_usd < single.hardware.price_usd
+
