@@ -186,6 +186,12 @@ def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):
     sorts = re.findall(r'id="sort-\w+" class="[^"]+" href="\?([^"]+)"', table)
     assert len(sorts) == 6 and all("gpus=8" in query and "engine=vllm" in query for query in sorts)
     assert '<option value="8" selected>8</option>' in body and '<option value="vllm" selected>vLLM</option>' in body
+    # The lead above the table counts for the same GPUs and engine, and the table's htmx answer brings it along.
+    lead = re.search(r'<p class="lead" id="hardware-lead">\s*(.*?)\s*</p>', body, re.S).group(1)
+    assert lead.startswith(f"8 × H100 80GB SXM (80 GB, 3,350 GB/s each): {entry.fitting_count} of 83 ")
+    assert "under vLLM" in lead
+    partial = client.get(f"{path}?gpus=8&engine=vllm", headers={"HX-Request": "true"}).content.decode()
+    assert '<p class="lead" id="hardware-lead" hx-swap-oob="true">' in partial
     one = client.get(path).content.decode()
     assert int(re.search(r"(\d+) of all 83 fit\.", one).group(1)) < entry.fitting_count
     # A count or engine the table does not offer reads as the default, as an unknown vendor does.
