@@ -1339,3 +1339,13 @@ def test_the_tensor_parallel_sentence_adds_up_with_kv_head_copies(client):
     assert (f"and the K/V projections in copies, as the model has fewer KV heads than GPUs "
             f"({tp.head_replica_bytes / GIB:.2f} GiB more in all): {tp.per_rank_checkpoint_bytes / GIB:.2f} GiB per GPU, "
             f"{tp.all_ranks_checkpoint_bytes / GIB:.2f} GiB in all.") in text
+
+
+def test_the_pool_counts_its_sequences_the_same_way_twice(client):
+    """"a pool of 104,080 tokens, 3.1 sequences at 32K" above a note that read "holds 3.2 full sequences": both
+    round down to a tenth now."""
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-4090",
+                               query="quant=AWQ&gpus=4&engine=vllm&batch=16&context=32768"))
+    pool = re.search(r"([\d.]+) sequences at 32K", text).group(1)
+    note = re.search(r"vLLM's KV pool holds ([\d.]+) full sequences of 32,768 tokens", text).group(1)
+    assert pool == note

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 from django import template
 from django.utils.translation import get_language, gettext
@@ -20,6 +21,15 @@ def _or_not_published(text: str | None) -> str:
 @register.filter
 def num(value, digits: int = 0) -> str:
     return _or_not_published(None if value == "" else formatting.number(value, get_language(), int(digits)))
+
+
+@register.filter
+def tenths_down(value) -> str:
+    """A count of sequences to a tenth, rounded down (vLLM's pool holds 3.16 of them: "3.1", not "3.2"), as
+    ReportPage.vllm_pool_sequences gives it beside the same pool."""
+    if value in (None, ""):
+        return _or_not_published(None)
+    return formatting.number(math.floor(float(value) * 10) / 10, get_language(), 1)
 
 
 @register.filter
