@@ -190,8 +190,11 @@ def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):
     lead = re.search(r'<p class="lead" id="hardware-lead">\s*(.*?)\s*</p>', body, re.S).group(1)
     assert lead.startswith(f"8 × H100 80GB SXM (80 GB, 3,350 GB/s each): {entry.fitting_count} of 83 ")
     assert "under vLLM" in lead
+    assert "<title>8 × H100 80GB SXM — which LLMs fit" in body
+    assert '<h1 id="hardware-title">8 × H100 80GB SXM — which LLMs fit' in body
     partial = client.get(f"{path}?gpus=8&engine=vllm", headers={"HX-Request": "true"}).content.decode()
     assert '<p class="lead" id="hardware-lead" hx-swap-oob="true">' in partial
+    assert '<h1 id="hardware-title" hx-swap-oob="true">8 × H100 80GB SXM' in partial
     one = client.get(path).content.decode()
     assert int(re.search(r"(\d+) of all 83 fit\.", one).group(1)) < entry.fitting_count
     # A count or engine the table does not offer reads as the default, as an unknown vendor does.

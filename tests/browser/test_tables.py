@@ -105,6 +105,8 @@ def test_a_hardware_table_for_eight_gpus_under_vllm_swaps_in_place(page, lang):
         page.select_option("#filter-gpus", "8")
     expect(status).not_to_have_text(before)
     assert "8 × H100 80GB SXM" in status.inner_text()
+    expect(page.locator("h1")).to_contain_text("8 × H100 80GB SXM")  # the heading and the lead come along
+    expect(page.locator("#hardware-lead")).to_contain_text("8 × H100 80GB SXM")
     with page.expect_response(lambda response: "engine=vllm" in response.url):
         page.select_option("#filter-engine", "vllm")
     expect(page).to_have_url(re.compile(r"gpus=8.*engine=vllm|engine=vllm.*gpus=8"))
