@@ -226,6 +226,12 @@
     lastAsked.set(form, asked);
   });
   document.addEventListener("htmx:historyRestore", function () { lastAsked = new WeakMap(); });
+  // An answer that did not come (network) or failed (5xx) can be asked for again.
+  ["htmx:sendError", "htmx:responseError"].forEach(function (name) {
+    document.addEventListener(name, function (event) {
+      if (event.detail.elt) { lastAsked.delete(event.detail.elt); }
+    });
+  });
 
   // A change closes every section the swap replaces: the ones the reader had opened ("How it was computed", the
   // chart's table, the further cloud offers) open again when their new copies arrive (the details come in a second

@@ -378,3 +378,26 @@ def test_on_a_phone_a_change_shows_its_verdict_in_sight(open_context, lang):
     assert box and box["height"] > 10 and 0 <= box["y"] and box["y"] + box["height"] <= 844
     assert status.inner_text() == page.locator("#results .verdict-banner").inner_text().strip()
     expect(status).to_be_empty(timeout=8000)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_state_whose_request_failed_can_be_asked_for_again(page, lang):
+    """A state is asked for once (test_a_typed_number_is_sent_once_and_pushed_once), unless its answer never came:
+    then Enter asks again."""
+    page.goto(report_path(lang))
+    failed = []
+
+    def drop_once(route):
+        if not failed:
+            failed.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*hours=8(&|$).*"), drop_once)
+    with page.expect_request(lambda request: "hours=8" in request.url):
+        page.fill("#id_hours", "8")
+    page.wait_for_timeout(500)
+    assert failed
+    with page.expect_response(lambda response: "hours=8" in response.url and response.ok):
+        page.locator("#id_hours").press("Enter")
