@@ -25,15 +25,14 @@ from reports.forms import scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    ENGINES, VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
-    engine_runs_on, engine_usable_bytes, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
+    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
+    engine_usable_bytes, engines_on, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
     kv_cache_known, native_format, plan_memory, sizable_on,
 )
 from reports.sizing.quant import quant_format
 from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
-from reports.templatetags.labels import ENGINE_NAMES
 
 # The configuration every overview quotes: the report's defaults (Q4_K_M weights, FP16 KV cache, one sequence,
 # llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does. On an accelerator llama.cpp has no
@@ -438,6 +437,10 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     fits, or the offload speed where none does; its report link opens on that configuration."""
     params = count_parameters(model)
     opening = replace(default_scenario(model, hardware, engine), gpus=gpus)
+    # The report link opens on the table's configuration: its GPU count and the engine chosen (defaults left out).
+    configured = {"gpus": str(gpus)} if gpus != 1 else {}
+    if engine:
+        configured["engine"] = engine
     best = best_fitting_format(model, hardware, opening)
     if best is None:
         ladder = vllm_format_ladder(model) if opening.engine == "vllm" else None
@@ -448,23 +451,15 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
             verdict = "unsizable"  # not memory: 8 GPUs do not divide Phi-4's 10 KV heads, V4 needs Hopper
         verdict = _unsizable(model, hardware) or verdict
         offload = _offload_speed(model, hardware, opening, params) if verdict == "exceeds" else None
-        configured = {"gpus": str(gpus)} if gpus != 1 else {}
-        if engine:
-            configured["engine"] = engine
         return ModelRow(row, params.total or None, None, None, None, verdict,
                         f"{report_url}?{urlencode(configured)}" if configured else report_url, model_url,
                         not model.layer_count_known, **(offload or {}))
     quant, plan = best
     scenario = replace(opening, quant=quant)
     decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
-    query = QueryDict(mutable=True)
-    query["quant"] = quant
-    if gpus != 1:
-        query["gpus"] = str(gpus)
-    if engine:
-        query["engine"] = engine
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
-                    f"{report_url}?{query.urlencode()}", model_url, not model.layer_count_known, plan.kv is None)
+                    f"{report_url}?{urlencode({'quant': quant, **configured})}", model_url,
+                    not model.layer_count_known, plan.kv is None)
 
 
 def _refused(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
@@ -517,9 +512,9 @@ class HardwarePage:
         return hardware_gpu_counts(self.hardware)
 
     @property
-    def engines(self) -> list[tuple[str, str]]:
-        """(engine, its name) of the engines that run here; one alone needs no choice."""
-        return [(engine, ENGINE_NAMES[engine]) for engine in ENGINES if engine_runs_on(engine, self.hardware)]
+    def engines(self) -> tuple[str, ...]:
+        """The engines that run here (one alone needs no choice)."""
+        return engines_on(self.hardware)
 
     @property
     def spec_sources(self) -> list[str]:
@@ -582,7 +577,7 @@ def hardware_gpu_counts(hardware: HardwareSpec) -> tuple[int, ...]:
 def hardware_page(hardware_row, query: QueryDict, catalog: CatalogSnapshot) -> HardwarePage:
     hardware = catalog.accelerator(hardware_row.slug)
     vendors = {row.vendor for row in catalog.model_rows if row.vendor}
-    engines = [engine for engine in ENGINES if engine_runs_on(engine, hardware)]
+    engines = engines_on(hardware)
     state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="verdict", vendors=vendors,
                         gpu_counts=hardware_gpu_counts(hardware), engines=engines if len(engines) > 1 else ())
     report_url = report_path("MODEL-SLUG", hardware.slug)

@@ -19,10 +19,9 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, KV_DTYPES, ConfiguratorForm, CustomHardwareForm, backend_label,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
     engine_backend_labels, field_for_error, scenario_query,
 )
-from reports.templatetags.labels import ENGINE_NAMES
 from reports.launch import HF_MAX_FILE_BYTES, LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
@@ -159,17 +158,6 @@ class ReportPage:
     def hf_max_file_bytes(self) -> float:
         """The largest file Hugging Face stores (launch.HF_MAX_FILE_BYTES): larger GGUFs come in parts."""
         return HF_MAX_FILE_BYTES
-
-    @property
-    def kv_dtype_replacement(self) -> dict | None:
-        """The engine and the KV types asked for and used when the form replaced the other engine's type (forms:
-        ConfiguratorForm.KV_OF_ENGINE), for the sentence that says so; None otherwise."""
-        replaced = self.form.kv_dtype_replaced
-        if not replaced:
-            return None
-        labels = dict(KV_DTYPES)
-        return {"engine": ENGINE_NAMES.get(self.form.cleaned_data.get("engine"), ""),
-                "asked": str(labels.get(replaced[0], replaced[0])), "used": str(labels.get(replaced[1], replaced[1]))}
 
     @property
     def kv_dtype_select_oob(self) -> str:

@@ -319,10 +319,15 @@ def engine_runs_on(engine: str, hardware: HardwareSpec) -> bool:
     return True
 
 
+def engines_on(hardware: HardwareSpec) -> tuple[str, ...]:
+    """The engines that run on this accelerator, in ENGINES' order (llama.cpp first)."""
+    return tuple(engine for engine in ENGINES if engine_runs_on(engine, hardware))
+
+
 def default_engine(hardware: HardwareSpec) -> str:
     """The engine a page on this accelerator opens with: llama.cpp, which runs every GGUF format from one file,
     unless it has no backend there (Gaudi, Cambricon, Kunlunxin, MetaX: vLLM through their builds)."""
-    return next((engine for engine in ENGINES if engine_runs_on(engine, hardware)), ENGINES[0])
+    return next(iter(engines_on(hardware)), ENGINES[0])
 
 
 # The weight format of a model's released checkpoint (ModelSpec.native_dtype), as --quant names it; an FP32 release
