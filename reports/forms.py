@@ -107,10 +107,17 @@ def localize_limits(form: forms.Form) -> None:
         field.validators = kept + added
 
 
+# Not a field: the page a plain GET is redirected to after a KV-type replacement names the type asked for in it.
+KV_REPLACED_PARAMETER = "kv_replaced"
+
+
 class ConfiguratorForm(forms.Form):
     """Preset values fill the selects; any integer in range is a valid state too (a shared ?context=12000)."""
 
     kv_dtype_replaced: tuple[str, str] | None = None  # (asked, used): the other engine's KV type, replaced
+    # (asked, used) of a replacement made by the request that redirected here (KV_REPLACED_PARAMETER): a page
+    # without JavaScript says so as the htmx answer does.
+    kv_dtype_replaced_before: tuple[str, str] | None = None
 
     quant = forms.ChoiceField(label=_("Weights & quantization"), widget=FastSelect)
     context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
@@ -136,6 +143,7 @@ class ConfiguratorForm(forms.Form):
     def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None,
                  hardware: HardwareSpec | None = None, model: ModelSpec | None = None):
         self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
+        self.kv_dtype_asked_before = data.get(KV_REPLACED_PARAMETER)  # not a field: read before the fields are kept
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
                     "gpu_memory_utilization": DEFAULT_GPU_MEMORY_UTILIZATION,
@@ -221,9 +229,16 @@ class ConfiguratorForm(forms.Form):
         if replacement:
             data["kv_dtype"] = self.data["kv_dtype"] = replacement
             self.kv_dtype_replaced = (kv_dtype, replacement)
+        elif (asked := self.kv_dtype_asked_before) and self.KV_OF_ENGINE.get(engine, {}).get(asked) == kv_dtype:
+            self.kv_dtype_replaced_before = (asked, kv_dtype)
         if engine in ENGINE_BACKENDS and self.hardware is not None and not engine_runs_on(engine, self.hardware):
             self.add_error("engine", self._engine_error(engine))
         return data
+
+    @property
+    def kv_dtype_replacement(self) -> tuple[str, str] | None:
+        """(asked, used) of the KV type replaced in this request or in the one that redirected here."""
+        return self.kv_dtype_replaced or self.kv_dtype_replaced_before
 
     def _engine_error(self, engine: str) -> str:
         """Why the engine does not run on this accelerator, and which one does."""

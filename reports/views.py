@@ -22,7 +22,7 @@ from reports import pages
 from reports.estimates import CatalogSnapshot, catalog_version_key, current_catalog
 from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
-from reports.forms import CUSTOM_HARDWARE_SLUG, ConfigSubmitForm, CustomHardwareForm
+from reports.forms import CUSTOM_HARDWARE_SLUG, KV_REPLACED_PARAMETER, ConfigSubmitForm, CustomHardwareForm
 from reports.report import ReportPage, ReportRoute, build_report
 from reports.sizing.specs import HardwareSpec, ModelSpec
 from reports.templatetags.seo import absolute_url
@@ -163,8 +163,9 @@ def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[st
         template = "reports/report.html"
     replaced = page.form.kv_dtype_replaced
     if replaced and not request.htmx:
-        # The other engine's KV type in the URL: the page of the state it stands for (each state is one URL).
-        return redirect(_with_query(request, kv_dtype=replaced[1]))
+        # The other engine's KV type in the URL: the page of the state it stands for (each state is one URL), told
+        # which type was asked for, so that it says why the select shows another.
+        return redirect(_with_query(request, kv_dtype=replaced[1], **{KV_REPLACED_PARAMETER: replaced[0]}))
     # A refused field is a 400 even where the report is still computed (only a rent-vs-buy input was refused).
     status = 200 if (page.estimate or page.not_sizable_here) and not page.form.errors else 400
     response = render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)

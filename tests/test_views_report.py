@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from reports.templatetags.labels import kv_dtype_label
+
 
 # The seed catalog is in the test database (conftest.django_db_setup loads it once per session).
 pytestmark = pytest.mark.django_db
@@ -166,10 +168,16 @@ def test_the_other_engines_kv_type_becomes_this_engines(client, db, query, asked
     path = url("llama-3-1-8b-instruct", "rtx-4090", query=query)
     response = client.get(path)
     assert response.status_code == 302
-    assert response["Location"] == path.replace(f"kv_dtype={asked}", f"kv_dtype={used}")
+    state = path.replace(f"kv_dtype={asked}", f"kv_dtype={used}")
+    assert response["Location"] == f"{state}&kv_replaced={asked}"
+    # Without JavaScript the page redirected to says why its select shows another type, as the htmx answer does.
+    landed = client.get(response["Location"]).content.decode()
+    notice = re.search(r'id="kv-replaced"[^>]*>(.*?)</p>', landed, re.S)
+    assert notice and kv_dtype_label(asked) in notice[1] and kv_dtype_label(used) in notice[1]
+    assert 'hx-swap-oob' not in landed and 'id="kv-replaced"' not in client.get(state).content.decode()
     htmx = client.get(path, headers={"HX-Request": "true"})
     body = htmx.content.decode()
-    assert htmx.status_code == 200 and htmx["HX-Push-Url"] == response["Location"]
+    assert htmx.status_code == 200 and htmx["HX-Push-Url"] == state
     assert 'id="fit"' in body and 'id="kv-replaced"' in body
     assert re.search(rf'<select hx-swap-oob="true" id="id_kv_dtype" name="kv_dtype">.*?value="{used}" selected',
                      body, re.S)
