@@ -219,12 +219,18 @@ class MemoryPlan:
 
 
 def engine_usable_bytes(hardware: HardwareSpec, scenario: Scenario) -> float:
-    """Usable memory per GPU for this engine. vLLM: the budget it takes, vllm_memory_share × the memory the driver
-    reports, which its KV pool, the verdict and the headroom all count from (the device context sits outside it,
-    runtime.DEVICE_CONTEXT_BYTES)."""
+    """Usable memory per GPU for this engine. vLLM: what its process may hold, the budget it takes
+    (vllm_budget_bytes, which its KV pool is sized from) and the device context it allocated before measuring the
+    free memory, outside that budget (runtime.DEVICE_CONTEXT_BYTES). Counting the context on both sides, here and
+    in what the GPU holds, keeps usable − required = headroom on every page, as for llama.cpp."""
     if scenario.engine == "vllm":
-        return vllm_memory_share(hardware, scenario) * reported_memory_bytes(hardware)
+        return vllm_budget_bytes(hardware, scenario) + DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)
     return usable_bytes(hardware)
+
+
+def vllm_budget_bytes(hardware: HardwareSpec, scenario: Scenario) -> float:
+    """The memory vLLM takes per GPU (mem_utils.request_memory): vllm_memory_share × the memory the driver reports."""
+    return vllm_memory_share(hardware, scenario) * reported_memory_bytes(hardware)
 
 
 def vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> float:
@@ -251,9 +257,10 @@ def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
     the device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it;
     on unified memory it is what the system leaves free (usable_bytes)."""
     total = reported_memory_bytes(hardware)
+    context = DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)
     if hardware.kind == "unified":
-        return math.floor(usable_bytes(hardware) / total * 100) / 100
-    beside_context = math.floor((total - DEVICE_CONTEXT_BYTES.get(hardware.backend, 0)) / total * 100) / 100
+        return math.floor((usable_bytes(hardware) - context) / total * 100) / 100
+    beside_context = math.floor((total - context) / total * 100) / 100
     return min(beside_context, VLLM_LARGEST_SHARE)
 
 
@@ -800,10 +807,12 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
     # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
     # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
-    # The fit weighs what vLLM sizes its pool from (RuntimeBreakdown.device_bytes_in_kv_budget) against its budget,
-    # gpu_memory_utilization × total, so "it starts" here is "its pool holds one request" there; vllm-gaudi's budget
-    # is a share of the memory free after loading, which the device context has already left (all its terms count).
-    per_rank_runtime = runtime.device_bytes if runtime.unused_bytes else runtime.device_bytes_in_kv_budget
+    # The fit weighs what vLLM sizes its pool from (RuntimeBreakdown.device_bytes_in_kv_budget) and the device
+    # context outside it against its budget, gpu_memory_utilization × total, and that context (engine_usable_bytes),
+    # so "it starts" here is "its pool holds one request" there; vllm-gaudi's budget is a share of the memory free
+    # after loading, which the device context has already left.
+    per_rank_runtime = runtime.device_bytes if runtime.unused_bytes else (
+        runtime.device_bytes_in_kv_budget + DEVICE_CONTEXT_BYTES.get(hardware.backend, 0))
     # The pool hands a request whole blocks (VllmKvCapacity.request_bytes): at least the sequence's KV, more where a
     # hybrid model's padded layer groups take blocks for layers they do not have.
     one_request = kv.per_rank_bytes / scenario.batch

@@ -194,6 +194,19 @@ class RuntimeBreakdown:
         return sum(t.bytes for t in self.terms if t.location == "device" and t.in_kv_budget)
 
     @property
+    def device_bytes_outside_kv_budget(self) -> float:
+        """What vLLM holds on a GPU besides gpu_memory_utilization × total (the device context; before v0.21 also the
+        graph pool): a monitor shows it on top of that budget."""
+        return self.device_bytes - self.device_bytes_in_kv_budget
+
+    @property
+    def device_bytes_at_start(self) -> float | None:
+        """vLLM: what a monitor shows in use per GPU once it started (its budget and what it holds besides)."""
+        if self.preallocated_bytes is None:
+            return None
+        return self.preallocated_bytes + self.device_bytes_outside_kv_budget
+
+    @property
     def kv_capacity_tokens(self) -> int | None:
         return None if self.capacity is None else self.capacity.kv_tokens
 

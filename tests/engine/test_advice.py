@@ -18,6 +18,8 @@ from bench import seed_catalog as catalog
 CATALOG = catalog.accelerators()
 LLAMA_8B = "llama-3-1-8b-instruct"
 RTX_3060 = catalog.accelerator("rtx-3060-12gb")  # 12 GB → 12 × 0.95 = 11.4 GiB usable
+# The CUDA context vLLM holds outside its budget (runtime.DEVICE_CONTEXT_BYTES: 300 MiB assumed).
+CUDA_CONTEXT = 300 * 2**20
 RTX_4090 = catalog.accelerator("rtx-4090")  # 24 GB → 22.8 GiB usable
 
 
@@ -189,17 +191,18 @@ def test_vllm_memory_share_is_the_smallest_advised_utilization_that_holds_it():
     h100 = catalog.accelerator("h100-80gb-sxm")
     scenario = Scenario(engine="vllm", quant="FP8", kv_dtype="auto")
     # The GPU holds the FP8 weights (67.68 GiB), 8K of BF16 KV (80 layers × 8 KV heads × 128 × 2 × 2 B = 320 KiB a
-    # token: 2.5 GiB) and vLLM's runtime terms: 73.98 GiB. vLLM's budget is the utilization × 79.19 GiB the driver
-    # reports: 0.9 → 71.27 GiB and 0.92 → 72.85 GiB fall short, 0.95 → 75.23 GiB holds it with under 8 % to spare.
+    # token: 2.5 GiB) and vLLM's runtime terms: 73.98 GiB in its budget, and the CUDA context (300 MiB) outside it:
+    # 74.27 GiB. vLLM's budget is the utilization × 79.19 GiB the driver reports: 0.9 → 71.27 GiB and
+    # 0.92 → 72.85 GiB fall short, 0.95 → 75.23 GiB holds it with under 8 % to spare.
     current = estimate(model, h100, scenario)
     assert current.fit.verdict == "exceeds"
-    assert max(current.fit.placement.demand_per_gpu) == pytest.approx(73.98 * GIB, abs=0.005 * GIB)
+    assert max(current.fit.placement.demand_per_gpu) == pytest.approx(73.98 * GIB + CUDA_CONTEXT, abs=0.005 * GIB)
     assert estimate(model, h100, replace(scenario, gpu_memory_utilization=0.92)).fit.verdict == "exceeds"
     option = options("llama-3-3-70b-instruct", h100, scenario)["memory_share"]
     assert option.params == {"utilization": 0.95, "previous": 0.9, "flags": "--gpu-memory-utilization 0.95"}
     assert option.scenario == replace(scenario, gpu_memory_utilization=0.95)
     assert option.resolves and option.verdict == "tight"
-    assert option.usable_bytes_per_gpu == pytest.approx(0.95 * 79.19 * GIB)
+    assert option.usable_bytes_per_gpu == pytest.approx(0.95 * 79.19 * GIB + CUDA_CONTEXT)
     # Nothing larger is advised from 0.95, and llama.cpp has no such budget.
     assert "memory_share" not in options("llama-3-3-70b-instruct", h100,
                                          replace(scenario, gpu_memory_utilization=0.95))
@@ -292,15 +295,18 @@ def test_the_interpolated_search_finds_what_bisection_finds(slug, hardware, chan
 
 
 def test_vllm_takes_its_share_of_what_the_driver_reports_and_refuses_more_than_is_free():
-    """The verdict, the headroom and the KV pool count from one budget: share × the 79.19 GiB an H100 reports. A share
-    that leaves no room for the CUDA context (0.29 GiB) does not start: 0.99 is the largest."""
+    """The verdict, the headroom and the KV pool count from one budget: share × the 79.19 GiB an H100 reports (the
+    usable memory adds the CUDA context vLLM holds outside it, which the GPU's demand counts too). A share that
+    leaves no room for the CUDA context (0.29 GiB) does not start: 0.99 is the largest."""
     model, h100 = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("h100-80gb-sxm")
     assert vllm_largest_memory_share(h100) == 0.99  # (79.19 − 0.29) / 79.19 = 0.9963
     for share in (0.9, 0.95, 0.98, 0.99):
         result = estimate(model, h100, Scenario(engine="vllm", quant="FP8", kv_dtype="auto", context=16_384,
                                                 gpu_memory_utilization=share))
-        assert result.fit.usable_bytes_per_gpu == pytest.approx(share * 79.19 * GIB)
-        assert result.runtime.preallocated_bytes == pytest.approx(result.fit.usable_bytes_per_gpu)
+        assert result.fit.usable_bytes_per_gpu == pytest.approx(share * 79.19 * GIB + CUDA_CONTEXT)
+        assert result.runtime.preallocated_bytes == pytest.approx(share * 79.19 * GIB)
+        # usable − what the GPU holds is the headroom, as the page adds it up.
+        assert result.fit.headroom_bytes == pytest.approx(result.fit.usable_bytes_per_gpu - result.fit.required_bytes)
         # It starts exactly when the pool holds one request of the context (vLLM's own check).
         assert (result.fit.verdict != "exceeds") == (result.runtime.capacity.kv_tokens >= 16_384), share
     with pytest.raises(SizingError, match=r"--gpu-memory-utilization 1: .*\(at most 0\.99\)") as refused:
@@ -315,7 +321,9 @@ def test_on_unified_memory_vllm_launches_with_what_the_system_leaves_free():
     assert vllm_memory_share(spark, scenario) == 0.78
     result = estimate(model, spark, scenario)
     assert result.runtime.preallocated_bytes == pytest.approx(0.78 * 128 * 79.19 / 80 * GIB)
-    assert result.fit.usable_bytes_per_gpu == pytest.approx(result.runtime.preallocated_bytes)
+    # (99.84 − 0.29 GiB of CUDA context) / 126.70 = 0.786: budget and context stay within what the system leaves.
+    assert result.fit.usable_bytes_per_gpu == pytest.approx(result.runtime.preallocated_bytes + CUDA_CONTEXT)
+    assert result.fit.usable_bytes_per_gpu < 99.84 * GIB
     assert [n.params for n in result.warnings if n.code == "vllm_share_capped_unified"] == [
         {"utilization": 0.9, "share": 0.78, "free_gib": pytest.approx(99.84)}]
     assert vllm_memory_share(spark, replace(scenario, gpu_memory_utilization=0.5)) == 0.5
