@@ -55,7 +55,13 @@ def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[...
 
     @wraps(view)
     def cached(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        return for_version(catalog_version_key(), settings.PAGE_CACHE_SECONDS)(request, *args, **kwargs)
+        response = for_version(catalog_version_key(), settings.PAGE_CACHE_SECONDS)(request, *args, **kwargs)
+        # Browsers and proxies revalidate every time (a 304 for the same ETag costs no rendering): cache_page's
+        # max-age (PAGE_CACHE_SECONDS) is how long the server keeps a page, and a browser that kept it as long
+        # would show a report from before an admin's edit, which the server has already forgotten.
+        response["Cache-Control"] = "no-cache"
+        del response["Expires"]
+        return response
     return cached
 
 

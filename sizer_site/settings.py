@@ -110,7 +110,6 @@ TEMPLATES = [
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",
-                "django.template.context_processors.csp",
                 "reports.context_processors.default_configuration",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
@@ -170,9 +169,12 @@ WHITENOISE_MAX_AGE = 31536000 if not DEBUG else 0
 
 # Security headers. Django's defaults already send nosniff, Referrer-Policy same-origin and COOP.
 X_FRAME_OPTIONS = "DENY"
+# No nonce: every script is a same-origin file and JSON-LD is a data block the CSP does not govern. A nonce in a
+# cached page would be one visitor's nonce served to all, and it made each render's bytes (and ETag) differ, so a
+# browser's If-None-Match missed on every other worker or after every expiry.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
-    "script-src": [CSP.SELF, CSP.NONCE],
+    "script-src": [CSP.SELF],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],
     "connect-src": [CSP.SELF],
