@@ -1353,3 +1353,18 @@ def test_the_pool_counts_its_sequences_the_same_way_twice(client):
     pool = re.search(r"([\d.]+) sequences at 32K", text).group(1)
     note = re.search(r"vLLM's KV pool holds ([\d.]+) full sequences of 32,768 tokens", text).group(1)
     assert pool == note
+
+
+@pytest.mark.parametrize("lang, headline", [
+    ("en", "Fits with safe headroom: 5 of the 20 sequences at a time"),
+    ("de", "Passt mit sicherer Reserve: 5 der 20 Sequenzen gleichzeitig"),
+])
+def test_the_verdict_says_how_many_sequences_vllm_serves_at_once(client, lang, headline):
+    """A startup asking for 20 concurrent users read "Fits with safe headroom" in the headline of Llama 3.3 70B FP8
+    on one RTX PRO 6000 under vLLM, whose KV pool holds 5 of them at full context (the rest queue); only the card
+    below said so."""
+    text = text_of(client, url("llama-3-3-70b-instruct", "rtx-pro-6000-blackwell", lang,
+                               "engine=vllm&batch=20&quant=FP8"))
+    assert headline in text
+    alone = text_of(client, url("llama-3-3-70b-instruct", "rtx-pro-6000-blackwell", lang, "engine=vllm&quant=FP8"))
+    assert "sequences at a time" not in alone and "Sequenzen gleichzeitig" not in alone
