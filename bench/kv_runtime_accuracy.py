@@ -305,10 +305,9 @@ def _vllm_row(record: dict, spec: ModelSpec) -> dict:
     total = float(record["total_gpu_gib"] or H100_TOTAL_GIB) * GIB
     version = _version(record["vllm_version"])
     kv_dtype = "fp8" if record["kv_cache_dtype"] == "fp8" else "auto"
-    native = "fp32" if record["dtype"] == "float32" else "bf16"
-    if native != spec.native_dtype:
-        spec = ModelSpec(**{**spec.__dict__, "native_dtype": native})
-    scenario = Scenario(engine="vllm", kv_dtype=kv_dtype, gpus=tp, context=int(record["max_model_len"]),
+    # --dtype float32 / float16 rows: the served format sets vLLM's model dtype (kv_cache.vllm_model_dtype).
+    quant = {"float32": "FP32", "float16": "FP16"}.get(record["dtype"], "BF16")
+    scenario = Scenario(engine="vllm", kv_dtype=kv_dtype, gpus=tp, context=int(record["max_model_len"]), quant=quant,
                         gpu_memory_utilization=float(record["gpu_memory_utilization"]),
                         max_num_seqs=int(record["max_num_seqs"]) if record["max_num_seqs"] else None,
                         max_num_batched_tokens=int(record["max_num_batched_tokens"]) if record["max_num_batched_tokens"] else None)

@@ -13,10 +13,14 @@ from reports.sizing.estimate import (
     GGUF_NATIVE_NAMES, GPUS_PER_SERVER, MemoryPlan, vllm_fp8_kv_flag, vllm_parallel_sizes,
 )
 from reports.sizing.fit import vllm_cpu_offload_gib
+from reports.sizing.kv_cache import VLLM_DTYPE_FORMATS, vllm_model_dtype
 from reports.sizing.quant import quant_format
 from reports.sizing.specs import ModelSpec, Scenario
 
 GIB = 2**30
+# vllm serve --dtype values of the FP32/FP16/BF16 formats (vLLM engine arguments: --dtype auto, bfloat16, float,
+# float16, float32, half).
+VLLM_DTYPE_NAMES = {"F32": "float32", "FP32": "float32", "FP16": "float16", "BF16": "bfloat16"}
 # llama.cpp takes any -ngl above the layer count as "all layers"; 999 is the documented idiom.
 ALL_LAYERS = 999
 
@@ -128,7 +132,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
     ``memory_share``: estimate.vllm_memory_share, the --gpu-memory-utilization it runs with, when it is not the
     scenario's)."""
     quant = plan.weights.quant
-    gguf = quant_format(quant).family.startswith("gguf")
+    # F32 is served from the checkpoint with --dtype float32 (the 32-bit weights vLLM holds), not as a GGUF file.
+    gguf = quant_format(quant).family.startswith("gguf") and quant not in VLLM_DTYPE_FORMATS
     notes: list[str] = []
     if gguf:
         # vLLM docs, features/quantization/gguf.md: a single-file GGUF as repo_id:quant_type (or a local file),
@@ -172,6 +177,10 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         # forcing awq", vllm awq_marlin.py). The catalog names no quantized repository: a local directory.
         lines[0] = f"vllm serve ./{model.slug}-{quant}"
         notes.append("quantized_repo")
+    elif quant in VLLM_DTYPE_FORMATS and VLLM_DTYPE_FORMATS[quant] != vllm_model_dtype(model):
+        # --dtype auto would serve the checkpoint's dtype (float32 downcast to bfloat16); the estimate's weights, KV
+        # cache and activations are in the chosen one (kv_cache.vllm_model_dtype).
+        lines.append(f"--dtype {VLLM_DTYPE_NAMES[quant]}")
     elif quant == "FP8" and model.native_dtype != "fp8":
         lines.append("--quantization inc" if gaudi else "--quantization fp8")  # vLLM quantizes BF16 to FP8 on load
     elif gguf:

@@ -114,3 +114,16 @@ def test_the_page_shows_the_figures_the_api_returns(client):
     decode = formatting.significant(payload["decode_tok_s"], "en")
     assert f'<dt>Required memory</dt><dd class="big">{required} GiB</dd>' in body
     assert f"~{decode} tok/s" in body
+
+
+def test_step_3_5_flash_counts_its_kv_cache(client):
+    """Step-3.5 Flash was an estimated model without a KV cache, so 8 × 256K on 2 × RTX PRO 6000 "fit" with +34.8 GiB.
+    Its config (catalog seed): 12 full-attention layers and 33 sliding (window 512), 8 KV groups × 128 on both.
+    llama.cpp f16: full 12 × (8 × 128 × 2 × 2 B = 4,096 B) × n_ctx 2,097,152 (8 × 262,144) = 96 GiB exactly;
+    sliding 33 × 4,096 B × pad256(min(n_ctx, 512 × 8 + 512 ubatch)) = 4,608 cells = 622,854,144 B;
+    together 103,702,069,248 B = 96.580078125 GiB."""
+    payload = client.get("/api/v1/estimate?model=step-3-5-flash&gpu=rtx-pro-6000-blackwell&gpus=2&context=262144"
+                         "&batch=8&quant=Q4_K_M").json()
+    assert payload["memory_gib"]["kv_cache"] == 96.580078125
+    assert payload["verdict"] != "fits" and payload["headroom_gib"] < 0
+    assert not any(w.startswith("KV cache unknown") for w in payload["warnings"])

@@ -764,9 +764,21 @@ def _hunyuan(cfg: _Config) -> dict:
     )
 
 
+def _step3p5_sliding_attention(cfg: _Config) -> AttentionShape:
+    """The sliding layers' heads. Step-3.5-Flash's config.json gives them in attention_other_setting
+    ({"attention_type": "sliding_attention", "num_attention_heads": 96, "num_attention_groups": 8, "head_dim": 128});
+    vLLM (vllm/model_executor/models/step3p5.py, Step3p5DecoderLayer) uses it for the layers whose layer_types entry
+    equals its attention_type and falls back to the top-level num_attention_heads / num_attention_groups / head_dim
+    for a key it lacks. Flat sliding_attention_heads / sliding_attention_groups (data-record spelling) also work."""
+    other = cfg.mapping("attention_other_setting")
+    if other is not None and other.get("attention_type", "sliding_attention") == "sliding_attention":
+        return _attention(_Config(other, cfg._data), kv_key="num_attention_groups")
+    return _attention(cfg, heads_key="sliding_attention_heads", kv_key="sliding_attention_groups")
+
+
 def _step3p5(cfg: _Config) -> dict:
     """Step-3.5: full-attention layers (num_attention_heads / num_attention_groups KV heads) and sliding layers
-    with their own head count (sliding_attention_heads / sliding_attention_groups); MoE on moe_layers_enum."""
+    with their own head count (attention_other_setting, _step3p5_sliding_attention); MoE on moe_layers_enum."""
     num_layers = _num_layers(cfg)
     mixers = _mixers_from_layer_types(cfg, num_layers)
     if mixers is None:
@@ -788,7 +800,7 @@ def _step3p5(cfg: _Config) -> dict:
     return dict(
         layers=_layers(mixers, ffns),
         attention=_attention(cfg, kv_key="num_attention_groups"),
-        sliding_attention=_attention(cfg, heads_key="sliding_attention_heads", kv_key="sliding_attention_groups"),
+        sliding_attention=_step3p5_sliding_attention(cfg),
         sliding_window=_sliding_window(cfg, mixers),
         intermediate_size=cfg.int("intermediate_size") if "dense" in ffns else None,
         moe=_moe(cfg, experts=("moe_num_experts",), top_k=("moe_top_k",), width=("moe_intermediate_size",),

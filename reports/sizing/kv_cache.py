@@ -168,10 +168,12 @@ class KvBreakdown:
         return next((t for t in self.terms if t.kind == kind), None)
 
 
-# The scenario fields the KV cache does not read (the weights' format, offload, the speed inputs): a page sizes the
-# same model and cache for a dozen formats and dozens of accelerators, and computes the cache once.
-_NOT_READ_BY_KV_CACHE = {"quant": "Q4_K_M", "offload_pct": None, "depth": 0, "prompt": 4096,
+# The scenario fields the KV cache does not read (offload, the speed inputs): a page sizes the same model and cache
+# for a dozen formats and dozens of accelerators, and computes the cache once. Of the weights' format it reads only
+# vLLM's model dtype (vllm_model_dtype: FP32, FP16 and BF16 set it; every other format leaves the checkpoint's).
+_NOT_READ_BY_KV_CACHE = {"offload_pct": None, "depth": 0, "prompt": 4096,
                          "gpu_memory_utilization": 0.9, "max_num_seqs": None, "system_ram_bandwidth_gbs": None}
+_KV_NEUTRAL_QUANT = "Q4_K_M"
 
 
 def kv_cache(
@@ -185,7 +187,8 @@ def kv_cache(
 
     Memoized on the fields it reads (the result is immutable); see ``_kv_cache``.
     """
-    return _kv_cache(spec, replace(scenario, **_NOT_READ_BY_KV_CACHE), tp=tp,
+    quant = scenario.quant if scenario.engine == "vllm" and scenario.quant in VLLM_DTYPE_FORMATS else _KV_NEUTRAL_QUANT
+    return _kv_cache(spec, replace(scenario, quant=quant, **_NOT_READ_BY_KV_CACHE), tp=tp,
                      max_num_batched_tokens=max_num_batched_tokens)
 
 
@@ -211,7 +214,7 @@ def _kv_cache(
         return replace(proxy, notes=proxy.notes + (
             f"estimated: KV cache from the shapes of {spec.kv_proxy.name}, the nearest sourced family member.",))
     _check_scenario(spec, scenario)
-    kv_dtype = resolve_kv_dtype(scenario.kv_dtype, engine, spec)
+    kv_dtype = resolve_kv_dtype(scenario.kv_dtype, engine, spec, scenario.quant)
     if spec.compressed_attention is not None and engine == "vllm":
         kv_dtype = _vllm_dsv4_kv_dtype(scenario.kv_dtype)
     gpus = max(1, scenario.gpus)
@@ -262,8 +265,28 @@ def _kv_cache(
     )
 
 
-def resolve_kv_dtype(kv_dtype: str, engine: str, spec: ModelSpec | None = None) -> str:
-    """Canonical KV dtype name, or SizingError naming --kv-dtype when the engine cannot cache that type."""
+# vLLM's model dtype (--dtype), which its "auto" KV cache (CacheConfig cache_dtype "auto" = the model dtype), its
+# activations and its Mamba state follow. vllm/config/model.py _resolve_auto_dtype: --dtype auto takes the
+# checkpoint's torch_dtype and downcasts float32 to the platform's first supported dtype (bfloat16 on CUDA). The
+# F32 (--quant FP32), FP16 and BF16 formats are served from the checkpoint with --dtype float32/float16/bfloat16
+# (reports/launch.py); quantized formats
+# (FP8, AWQ, GPTQ, MXFP4, GGUF) keep the checkpoint's activation dtype, fp16 for an fp16 release and else bf16 —
+# an FP8 checkpoint's KV cache stays bf16 unless --kv-cache-dtype says fp8. Check: Llama-3.1-8B under --dtype
+# float32 on one H100 caches 175,296 tokens in 42.8 GiB = 256 KiB a token = 32 layers × 8 × 128 × 2 × 4 B
+# (bench/data/vllm_memory.csv, llm-d-planner v0.19.0 "-dtf32" log).
+VLLM_DTYPE_FORMATS = {"F32": "f32", "FP32": "f32", "FP16": "f16", "BF16": "bf16"}
+
+
+def vllm_model_dtype(spec: ModelSpec | None, quant: str | None = None) -> str:
+    """The dtype vLLM runs ``spec`` in when served at ``quant`` (f32, f16 or bf16)."""
+    if quant in VLLM_DTYPE_FORMATS:
+        return VLLM_DTYPE_FORMATS[quant]
+    return "f16" if spec is not None and spec.native_dtype == "fp16" else "bf16"
+
+
+def resolve_kv_dtype(kv_dtype: str, engine: str, spec: ModelSpec | None = None, quant: str | None = None) -> str:
+    """Canonical KV dtype name, or SizingError naming --kv-dtype when the engine cannot cache that type. vLLM's
+    "auto" is the model dtype of ``spec`` served at ``quant`` (vllm_model_dtype)."""
     name = KV_DTYPE_ALIASES.get(kv_dtype.lower(), kv_dtype.lower())
     allowed = ENGINE_KV_DTYPES.get(engine)
     if allowed is None:
@@ -275,9 +298,7 @@ def resolve_kv_dtype(kv_dtype: str, engine: str, spec: ModelSpec | None = None) 
                           code="kv_dtype_not_for_engine",
                           params={"kv_dtype": kv_dtype, "engine": engine, "choices": ", ".join(sorted(allowed))})
     if name == "auto":
-        # vLLM "auto" = the model dtype; quantized checkpoints (fp8, mxfp4) run bf16 activations.
-        native = spec.native_dtype if spec is not None else "bf16"
-        name = {"fp32": "f32", "fp16": "f16"}.get(native, "bf16")
+        name = vllm_model_dtype(spec, quant)
     return name
 
 
@@ -741,7 +762,7 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
             inputs={"kv_heads": shape.num_kv_heads, "kv_heads_per_rank": heads, "head_dim": shape.head_dim,
                     "v_head_dim": shape.v_dim, "dtype_bytes": size, "tp": tp, "window": window, "blocks": blocks}))
     terms += _vllm_mla_terms(spec, kv_dtype, tp, context, batch)
-    state_bytes = 4.0 if spec.native_dtype == "fp32" else 2.0
+    state_bytes = KV_DTYPE_BYTES[vllm_model_dtype(spec, scenario.quant)]
     ssm_dtype = spec.vllm_ssm_state_dtype
     terms += _recurrent_terms(spec, batch, state_bytes, tp=tp,
                               dtype_note=f"{grouped(state_bytes)} B model dtype (vLLM mamba_cache_dtype auto)",

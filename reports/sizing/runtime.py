@@ -42,6 +42,7 @@ from .kv_cache import (
     resolve_kv_dtype,
     stage_layers,
     vllm_blocks_per_request,
+    vllm_model_dtype,
 )
 from .specs import ModelSpec, Scenario
 
@@ -366,12 +367,13 @@ def vllm_sampler_bytes_per_logit(version: tuple[int, int]) -> int:
 
 
 def vllm_activation_peak(spec: ModelSpec, *, max_num_seqs: int, max_num_batched_tokens: int, tp: int,
-                         version: tuple[int, int] = VLLM_MODELLED_VERSION) -> RuntimeTerm:
-    """Torch peak increase of the profile run: the larger of the sampler warm-up and the forward pass."""
+                         version: tuple[int, int] = VLLM_MODELLED_VERSION, quant: str | None = None) -> RuntimeTerm:
+    """Torch peak increase of the profile run: the larger of the sampler warm-up and the forward pass, whose
+    activations are in the model dtype of ``spec`` served at ``quant`` (kv_cache.vllm_model_dtype)."""
     requests = min(max_num_seqs, max_num_batched_tokens)
     per_logit = vllm_sampler_bytes_per_logit(version)
     sampler = requests * spec.vocab_size * per_logit
-    act_bytes = 4 if spec.native_dtype == "fp32" else 2
+    act_bytes = int(KV_DTYPE_BYTES[vllm_model_dtype(spec, quant)])
     ffn = _ffn_width_per_token(spec) / tp
     forward = max_num_batched_tokens * act_bytes * (
         VLLM_FORWARD_FFN_TENSORS * ffn + VLLM_FORWARD_HIDDEN_TENSORS * spec.hidden_size)
@@ -439,7 +441,7 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
     tp = kv.tp
     requested = scenario.gpu_memory_utilization * total  # mem_utils.request_memory
     activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp,
-                                      version=version)
+                                      version=version, quant=scenario.quant)
     non_torch = VLLM_NON_TORCH_TP1 if tp == 1 else VLLM_NON_TORCH_TP
     graphs_in_budget = version >= VLLM_GRAPHS_IN_BUDGET_SINCE
     graphs = 0.0 if enforce_eager else vllm_cuda_graph_bytes(spec, max_num_seqs)
@@ -484,7 +486,8 @@ def _vllm_hpu_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: K
     max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, total, hardware_name)
     utilization = scenario.gpu_memory_utilization
     # The profiling run's workspace is still allocated when free memory is read; its size is the CUDA estimate.
-    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=kv.tp)
+    activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=kv.tp,
+                                      quant=scenario.quant)
     free = max(0.0, total - weights - activation.bytes)
     usable = utilization * free
     graph_share = 0.0 if enforce_eager else VLLM_HPU_GRAPH_RESERVED_SHARE

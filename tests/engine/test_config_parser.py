@@ -477,12 +477,14 @@ def test_minimax_m2():
 
 
 def test_step3p5_split_head_counts():
-    # Step-3.5-Flash copies (data record): 45 layers, full 64 heads / 8 groups, sliding 96 heads / 8 groups.
-    # The real window is not sourced; 512 here only exercises the parser.
+    # Step-3.5-Flash (catalog seed): 45 layers, full 64 heads / 8 groups, sliding 96 heads / 8 groups, window 512;
+    # the sliding heads come in config.json's attention_other_setting, as vLLM's step3p5.py reads them.
     config = {
         "model_type": "step3p5", "num_hidden_layers": 8, "hidden_size": 4096, "intermediate_size": 11264,
         "moe_intermediate_size": 1280, "share_expert_dim": 1280, "num_attention_heads": 64,
-        "num_attention_groups": 8, "head_dim": 128, "sliding_attention_heads": 96, "sliding_attention_groups": 8,
+        "num_attention_groups": 8, "head_dim": 128,
+        "attention_other_setting": {"attention_type": "sliding_attention", "num_attention_heads": 96,
+                                    "num_attention_groups": 8, "head_dim": 128},
         "vocab_size": 128896, "max_seq_len": 262144, "moe_num_experts": 288, "moe_top_k": 8,
         "moe_layers_enum": "3,4,5,6,7", "sliding_window": 512,
         "layer_types": ["full_attention", "sliding_attention", "sliding_attention", "sliding_attention"] * 2,
@@ -494,6 +496,13 @@ def test_step3p5_split_head_counts():
     assert spec.moe == MoeShape(288, 8, 1280, 1, 1280) and spec.max_context == 262144
     with pytest.raises(ConfigError, match="sliding-window layers but no 'sliding_window'"):
         parse_config({k: v for k, v in config.items() if k != "sliding_window"})
+    # The flat spelling of the data record gives the same shape; a key attention_other_setting lacks falls back to
+    # the top-level one (vLLM: "num_kv_heads=num_attention_groups if num_attention_groups else config...").
+    flat = {k: v for k, v in config.items() if k != "attention_other_setting"}
+    assert parse_config({**flat, "sliding_attention_heads": 96, "sliding_attention_groups": 8}).sliding_attention \
+        == AttentionShape(96, 8, 128)
+    partial = {**config, "attention_other_setting": {"attention_type": "sliding_attention", "num_attention_heads": 96}}
+    assert parse_config(partial).sliding_attention == AttentionShape(96, 8, 128)
 
 
 def test_cohere2_pattern_four():

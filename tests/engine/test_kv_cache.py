@@ -204,6 +204,22 @@ def test_vllm_fp8_halves_the_cache():
     assert kv_cache(LLAMA_3_1_8B, vllm(kv_dtype="fp8")).bytes_per_token == 65_536
 
 
+@pytest.mark.parametrize("native, quant, dtype", [
+    ("bf16", "F32", "f32"),  # --dtype float32 (--quant FP32): vllm_memory.csv's float32 row caches 4 B
+    ("bf16", "BF16", "bf16"),
+    ("bf16", "FP16", "f16"),  # --dtype float16
+    ("bf16", "FP8", "bf16"),  # online FP8 weights: activations and cache stay in the model dtype
+    ("fp8", "FP8", "bf16"),  # an FP8 checkpoint's cache is bf16 unless --kv-cache-dtype fp8
+    ("fp16", "AWQ", "f16"),  # an fp16 release keeps fp16
+    ("fp32", "AWQ", "bf16"),  # --dtype auto downcasts a float32 checkpoint (vllm/config/model.py)
+])
+def test_vllm_auto_kv_dtype_is_the_served_model_dtype(native, quant, dtype):
+    spec = replace(LLAMA_3_1_8B, native_dtype=native)
+    kv = kv_cache(spec, vllm(kv_dtype="auto", quant=quant))
+    assert kv.kv_dtype == dtype
+    assert kv.bytes_per_token == 2 * 8 * 128 * 32 * (4 if dtype == "f32" else 2)
+
+
 def test_llama_cpp_pads_the_context_to_256():
     assert kv_cache(LLAMA_3_1_8B, Scenario(context=1000)).terms[0].cells == 1024
 

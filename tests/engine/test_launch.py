@@ -90,3 +90,16 @@ def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
     small = plan_memory(llama, h200, Scenario())
     assert small.weights.total_bytes < HF_MAX_FILE_BYTES
     assert "gguf_in_parts" not in llama_cpp_command(llama, Scenario(), small).note_codes
+
+
+def test_vllm_serves_fp32_from_the_checkpoint_with_its_dtype():
+    """--quant FP32 under vLLM is the checkpoint served with --dtype float32 (vllm_memory.csv's float32 row: 29.98
+    GiB of weights, a float32 KV cache); without the flag vLLM would serve bfloat16, and F32 is no GGUF it loads.
+    FP16 of a bf16 release needs --dtype float16; BF16 of it needs nothing."""
+    llama = catalog.model("llama-3-1-8b-instruct")
+    gpu = catalog.accelerator("h100-80gb-sxm")
+    for quant, flag in (("FP32", "--dtype float32"), ("FP16", "--dtype float16"), ("BF16", None)):
+        scenario = Scenario(engine="vllm", quant=quant, kv_dtype="auto", context=8192)
+        command = vllm_command(llama, scenario, plan_memory(llama, gpu, scenario))
+        assert command.lines[0] == f"vllm serve {llama.hf_repo or './' + llama.slug}", quant  # no GGUF
+        assert (flag in command.lines) if flag else not any(line.startswith("--dtype") for line in command.lines)

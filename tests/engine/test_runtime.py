@@ -132,6 +132,24 @@ def test_vllm_llama_8b_h100_capacity_by_hand():
     assert runtime.kv_capacity_tokens == pytest.approx(476_016, rel=0.01)
 
 
+def test_vllm_llama_8b_float32_caches_in_float32():
+    # bench/data/vllm_memory.csv, llm-d v0.19.0 "-dtf32" log: Llama-3.1-8B with --dtype float32 on one H100, 0.95,
+    # max_model_len 8,192: weights 29.98 GiB, 175,296 tokens in 42.8 GiB = 256 KiB/token, so "auto" is float32:
+    # 2 × 8 kv heads × 128 × 4 B × 32 layers = 262,144 B/token (bf16 gave twice the tokens, 345,424).
+    # Activation: the sampler 1,024 × 128,256 × 16 B = 1.957 GiB still beats the f32 forward pass
+    # 8,192 × 4 B × (3 × 14,336 + 4 × 4,096) = 1.8125 GiB. available = 0.95 × 79.19 − 29.98 − 1.957 − 0.25
+    # = 43.0435 GiB; blocks = ⌊avail / (16 × 262,144 B)⌋ = 11,019; tokens 176,304 (log 175,296, +0.6 %).
+    scenario, _ = vllm_llama(context=8192)
+    scenario = Scenario(**{**scenario.__dict__, "quant": "F32"})
+    kv = kv_cache(LLAMA_8B, scenario)
+    assert kv.kv_dtype == "f32" and kv.bytes_per_token == 262_144
+    runtime = runtime_memory(LLAMA_8B, scenario, weights_bytes_per_gpu=29.98 * GIB, kv=kv,
+                             hardware_memory_bytes=H100, hardware_name="H100-80GB", vllm_version=(0, 19))
+    assert runtime.term("activation peak").inputs["forward_bytes"] == 8192 * 4 * (3 * 14336 + 4 * 4096)
+    assert runtime.capacity.num_blocks == 11_019 and runtime.kv_capacity_tokens == 176_304
+    assert runtime.kv_capacity_tokens == pytest.approx(175_296, rel=0.01)
+
+
 def test_vllm_0_21_subtracts_the_cuda_graph_estimate():
     # 0.51 GiB + 0.0135 GiB × 32 layers = 0.942 GiB leaves the budget from v0.21 on; enforce_eager: no graphs.
     scenario, kv = vllm_llama(context=8192)
