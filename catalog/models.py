@@ -15,11 +15,9 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from reports.sizing.config_parser import parse_config
+from reports.sizing.fit import DEFAULT_USABLE_FACTOR  # the engine's default usable share, sourced there
 from reports.sizing.errors import ConfigError
 
-# Usable share of nominal memory (seed pages): 0.95 for discrete GPUs and accelerators, 0.78 for unified memory,
-# where the OS and other programs share the pool (seed-arithmetic.md: 256 → 243.2 GiB, 128 → 99.8 GiB).
-DEFAULT_USABLE_FACTOR = {"discrete": 0.95, "accelerator": 0.95, "unified": 0.78}
 
 
 class SeededModel(models.Model):

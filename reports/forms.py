@@ -335,6 +335,12 @@ class CustomHardwareForm(forms.Form):
     tdp_w = _number_field(label=_("Power (W, optional)"), min_value=1, required=False,
                              max_value=HARDWARE_NUMBER_LIMITS["tdp_w"][1])
     kind = forms.ChoiceField(label=_("Kind"), choices=HARDWARE_KINDS, widget=FastSelect, initial="discrete")
+    # The share of the memory the model may use, in percent (the engine's usable_memory_factor × 100). Empty: 95 %,
+    # or 78 % on unified memory, where the system and other programs share the pool (fit.DEFAULT_USABLE_FACTOR);
+    # a Mac whose GPU may wire more (sudo sysctl iogpu.wired_limit_mb) or a Linux APU with a raised GTT limit
+    # describes its own share here.
+    usable_pct = _number_field(label=_("Usable for the model (%, optional)"), min_value=1, max_value=100,
+                               required=False)
     backend = forms.ChoiceField(label=_("Backend"), choices=HARDWARE_BACKENDS, widget=FastSelect, initial="cuda")
     architecture = forms.ChoiceField(label=_("Architecture (optional)"), required=False, widget=FastSelect,
                                      choices=[("", _("not known"))] + sorted(ARCHITECTURES.items(),
@@ -353,8 +359,8 @@ class CustomHardwareForm(forms.Form):
         label=_("Peers of a full mesh sharing that bandwidth (optional; empty for a switch)"), min_value=1,
         max_value=63, required=False, widget=FastNumberInput)
 
-    FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "tdp_w", "kind", "backend",
-              "architecture", "vendor", "interconnect", "interconnect_gbs", "interconnect_mesh_peers")
+    FIELDS = ("name", "memory_gb", "bandwidth_gbs", "fp16_tflops", "fp16_acc_tflops", "tdp_w", "kind", "usable_pct",
+              "backend", "architecture", "vendor", "interconnect", "interconnect_gbs", "interconnect_mesh_peers")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -369,7 +375,9 @@ class CustomHardwareForm(forms.Form):
                   "architecture": hardware.architecture if hardware.architecture in ARCHITECTURES else None,
                   "vendor": hardware.vendor or None, "interconnect": hardware.interconnect or None,
                   "interconnect_gbs": hardware.interconnect_gbs,
-                  "interconnect_mesh_peers": hardware.interconnect_mesh_peers}
+                  "interconnect_mesh_peers": hardware.interconnect_mesh_peers,
+                  "usable_pct": (None if hardware.usable_memory_factor is None
+                                 else round(hardware.usable_memory_factor * 100, 2))}
         return {key: f"{value:g}" if isinstance(value, float) else str(value)
                 for key, value in values.items() if value is not None}
 
@@ -377,7 +385,9 @@ class CustomHardwareForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
-        params = {key: "" if value is None else str(value) for key, value in data.items()}
+        params = {key: "" if value is None else str(value) for key, value in data.items() if key != "usable_pct"}
+        if data.get("usable_pct") is not None:
+            params["usable_memory_factor"] = str(data["usable_pct"] / 100)
         try:
             self.hardware = hardware_from_params(params, option="hardware")
         except SizingError as error:

@@ -25,7 +25,7 @@ from reports.forms import (
 from reports.launch import HF_MAX_FILE_BYTES, LaunchCommand, llama_cpp_command, vllm_command
 from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
 from reports.sizing.finetune import FinetuneOptions
-from reports.sizing.fit import usable_bytes
+from reports.sizing.fit import usable_bytes, usable_factor
 from reports.sizing.errors import SizingError
 from reports.sizing.advice import FitOption, LongestContext, fit_options, longest_context
 from reports.engine_messages import sizing_error_text
@@ -172,6 +172,22 @@ class ReportPage:
     @property
     def custom_hardware(self) -> bool:
         return self.hardware_form is not None
+
+    @cached_property
+    def unified_memory_share(self) -> dict | None:
+        """On unified memory: the share of the pool this page counts as usable for the model, and where the
+        operating system sets the real one (the fit card says how to describe another share).
+
+        Sources of the fit card's sentences: macOS caps GPU-wired memory at Metal's recommendedMaxWorkingSetSize,
+        which follows `sysctl iogpu.wired_limit_mb` and which llama-server --list-devices prints (whichllm issue
+        #152, llmfit PR #754, gpustack issue #1375). On Linux an AMD APU's GPU allocates from GTT, half the memory
+        by default (rjmalagon/ollama-linux-amd-apu issue #4); amdgpu.gttsize is deprecated for ttm.pages_limit
+        (ROCm/legacy-rocm-build issue #5595), in 4 KiB pages: GiB × 262144 (noamsto/nix-amd-ai PR #96, measured)."""
+        if self.hardware.kind != "unified":
+            return None
+        return {"share": usable_factor(self.hardware), "usable_bytes": usable_bytes(self.hardware),
+                "memory_gb": self.hardware.memory_gb, "backend": self.hardware.backend,
+                "default": self.hardware.usable_memory_factor is None}
 
     def shared_section_key(self, template_name: str, language: str) -> str | None:
         """Cache key of a section that depends only on model, accelerator, language and catalog (title,

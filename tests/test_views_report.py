@@ -561,3 +561,25 @@ def test_the_gguf_f16_is_told_apart_from_the_fp16_checkpoint(client, db):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
     assert '<option value="F16">F16 (GGUF)</option>' in select and '<option value="FP16">FP16</option>' in select
+
+
+@pytest.mark.parametrize("lang, sentence, how", [
+    ("en", "so this page counts 78% of it as usable for the model (199.68 GiB of 256 GiB)", "iogpu.wired_limit_mb"),
+    ("de", "daher zählt diese Seite 78\u00a0% davon als für das Modell nutzbar (199,68 GiB von 256 GiB)",
+     "iogpu.wired_limit_mb"),
+])
+def test_unified_memory_pages_say_which_share_they_count_and_how_to_describe_another(client, lang, sentence, how):
+    """A Mac or Strix Halo owner read "usable 199.7 GiB (78 %)" with no word on where the share comes from, how the
+    system sets it or how to count another one: the fit card says so, and its link opens "my hardware" with the
+    accelerator's specs, where a usable share can be typed."""
+    body = client.get(url("qwen3-30b-a3b-instruct-2507", "mac-studio-m3-ultra-256gb", lang)).content.decode()
+    text = html.unescape(re.sub(r"<[^>]+>", "", body))
+    assert sentence in text and how in text
+    link = html.unescape(re.search(r'id="unified-share".*?<a href="([^"]+)"', body, re.S).group(1))
+    assert "/custom/?" in link and "memory_gb=256" in link and "kind=unified" in link
+    # 90 % of 256 GiB instead of 78 %: the usable memory follows the typed share.
+    custom = client.get(link + "&usable_pct=90").content.decode()
+    assert ("230.4 GiB" if lang == "en" else "230,4 GiB") in html.unescape(re.sub(r"<[^>]+>", "", custom))
+    assert client.get(link + "&usable_pct=120").status_code == 400
+    discrete = client.get(url("qwen3-30b-a3b-instruct-2507", "rtx-4090", lang)).content.decode()
+    assert 'id="unified-share"' not in discrete

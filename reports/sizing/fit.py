@@ -38,7 +38,9 @@ from .parallelism import LlamaCppLayout, assign_slots, tensor_split_points
 from .specs import HardwareSpec
 
 GIB = 2**30
-# Usable share of nominal memory when the catalog gives none (seed pages; catalog/models.py DEFAULT_USABLE_FACTOR).
+# Usable share of nominal memory when the catalog gives none (seed pages: 0.95 for discrete GPUs and accelerators,
+# 0.78 for unified memory, where the OS and other programs share the pool; seed-arithmetic.md: 256 → 243.2 GiB,
+# 128 → 99.8 GiB). The catalog's admin help text and the custom-hardware form name the same defaults.
 DEFAULT_USABLE_FACTOR = {"discrete": 0.95, "accelerator": 0.95, "unified": 0.78}
 # "tight headroom (<8 % buffer)" on the seed pages.
 TIGHT_BUFFER = 0.08
