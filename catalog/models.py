@@ -518,6 +518,26 @@ class PriceRecord(models.Model):
         cls.objects.create(**values)
 
 
+class SeedKey(models.Model):
+    """A seed row `load_catalog` has applied, by its key in the seed files, and the row it became.
+
+    The loader creates a seed row only the first time; afterwards it finds the row by `object_id`, so a row an admin
+    renamed (a model's slug, an offer's instance, a price's date) is still the same row, and one an admin deleted
+    (`object_id` empty, or no such row) is not created again. New seed rows, with keys never applied, still arrive.
+    """
+
+    kind = models.CharField(max_length=40)  # the model's name: accelerator, hardwareprice, …
+    key = models.CharField(max_length=500)  # its identity in the seed files (seed_loader builds it)
+    object_id = models.PositiveBigIntegerField(null=True, blank=True)
+    applied_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "key"], name="seed_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
+
+
 class SubmittedConfig(models.Model):
     """A config.json a visitor pasted or uploaded, kept by the hash of its content for a shareable URL.
 
