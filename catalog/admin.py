@@ -15,7 +15,8 @@ from django.utils.translation import gettext_lazy as _
 from catalog.architecture import ARCHITECTURE_FIELDS
 from catalog.forms import ConcurrencyCheckedForm, ConcurrencyCheckedFormSet, ConfigImportForm, LLMModelAdminForm
 from catalog.models import (
-    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SubmittedConfig,
+    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SlugRedirect,
+    SubmittedConfig,
 )
 from catalog.submissions import promote_submitted_config
 
@@ -203,6 +204,21 @@ class PublishedFileSizeAdmin(admin.ModelAdmin):
     list_select_related = ("model",)
     search_fields = ("model__name", "quant")
     autocomplete_fields = ("model",)
+
+
+@admin.register(SlugRedirect)
+class SlugRedirectAdmin(admin.ModelAdmin):
+    """Written when a slug changes; an admin may delete one to free an old URL."""
+
+    list_display = ("kind", "old_slug", "new_slug", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("old_slug", "new_slug")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 admin.site.site_header = _("LLM Sizer catalog")

@@ -114,12 +114,23 @@ def validate_not_future(value: dt.date) -> None:
 class SeededModel(models.Model):
     """A row the seed loader may create and later update field by field."""
 
+    # Rows whose slug is in their public URLs: a changed slug leaves a SlugRedirect from the old one.
+    redirect_kind = ""
+
     # Field values as the seed last set them; a field whose value differs was changed by an admin.
     seed_snapshot = models.JSONField(default=dict, blank=True, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        former = None
+        if self.redirect_kind and self.pk:
+            former = type(self)._default_manager.filter(pk=self.pk).values_list("slug", flat=True).first()
+        super().save(*args, **kwargs)
+        if former and former != self.slug:
+            SlugRedirect.record(self.redirect_kind, former, self.slug)
 
 
 class AttentionKind(models.TextChoices):
@@ -133,6 +144,8 @@ class AttentionKind(models.TextChoices):
 
 
 class LLMModel(SeededModel):
+    redirect_kind = "model"
+
     class Confidence(models.TextChoices):
         CONFIG = "config.json", _("config.json")
         DOCUMENTATION = "documentation", _("documentation")
@@ -254,6 +267,8 @@ class LLMModel(SeededModel):
 
 
 class Accelerator(SeededModel):
+    redirect_kind = "hardware"
+
     class Kind(models.TextChoices):
         DISCRETE = "discrete", _("discrete GPU")
         ACCELERATOR = "accelerator", _("datacenter accelerator")
@@ -516,6 +531,34 @@ class PriceRecord(models.Model):
         if latest and (latest.usd, latest.as_of, latest.source) == (values["usd"], values["as_of"], values["source"]):
             return
         cls.objects.create(**values)
+
+
+class SlugRedirect(models.Model):
+    """A former slug of a model or accelerator: its old URLs answer with a permanent redirect to the new ones."""
+
+    kind = models.CharField(max_length=10, choices=[("model", "model"), ("hardware", "hardware")])
+    old_slug = models.SlugField(max_length=120)
+    new_slug = models.SlugField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("former slug")
+        verbose_name_plural = _("former slugs")
+        constraints = [models.UniqueConstraint(fields=["kind", "old_slug"], name="slug_redirect_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.old_slug} → {self.new_slug}"
+
+    @classmethod
+    def record(cls, kind: str, old: str, new: str) -> None:
+        """old → new; earlier redirects to `old` now lead to `new`; a slug in use again is no redirect."""
+        cls.objects.filter(kind=kind, new_slug=old).update(new_slug=new)
+        cls.objects.filter(kind=kind, old_slug=new).delete()
+        cls.objects.update_or_create(kind=kind, old_slug=old, defaults={"new_slug": new})
+
+    @classmethod
+    def current(cls, kind: str, slug: str) -> str | None:
+        return cls.objects.filter(kind=kind, old_slug=slug).values_list("new_slug", flat=True).first()
 
 
 class SeedKey(models.Model):

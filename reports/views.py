@@ -17,7 +17,7 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from catalog.models import Accelerator, LLMModel
+from catalog.models import Accelerator, LLMModel, SlugRedirect
 from reports import pages
 from reports.estimates import CatalogSnapshot, catalog_version_key, current_catalog
 from catalog.submissions import find_submitted, submit_config, submitted_spec
@@ -77,7 +77,29 @@ def not_found(request: HttpRequest, missing: pages.NotFound, *, slugs_in_path: b
         location = lowered + (f"?{query}" if query else "")
         if len(location) <= MAX_REDIRECT_LENGTH:
             return HttpResponsePermanentRedirect(location)
+    if slugs_in_path and (renamed := _renamed_location(request)):
+        return HttpResponsePermanentRedirect(renamed)
     return render(request, "404.html", {"not_found": missing}, status=404)
+
+
+# The URL keywords holding catalog slugs, and the kind of SlugRedirect that renames them.
+SLUG_KWARGS = {"model_slug": "model", "hardware_slug": "hardware"}
+
+
+def _renamed_location(request: HttpRequest) -> str | None:
+    """The same page under the current slugs when a slug in the path is one an admin has since changed."""
+    match = request.resolver_match
+    if match is None:
+        return None
+    kwargs, renamed = dict(match.kwargs), False
+    for name, kind in SLUG_KWARGS.items():
+        if name in kwargs and (new := SlugRedirect.current(kind, kwargs[name])):
+            kwargs[name], renamed = new, True
+    if not renamed:
+        return None
+    query = request.META.get("QUERY_STRING", "")
+    location = reverse(match.view_name, kwargs=kwargs) + (f"?{query}" if query else "")
+    return location if len(location) <= MAX_REDIRECT_LENGTH else None
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
