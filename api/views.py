@@ -6,9 +6,11 @@ message and the option it names, status 400 for a bad value and 404 for an unkno
 
 from __future__ import annotations
 
-from django.http import HttpRequest, JsonResponse
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_safe
 
 from api.openapi import openapi_document
 from catalog.submissions import find_submitted, submitted_spec
@@ -38,6 +40,28 @@ def _error(message: str, status: int) -> JsonResponse:
     return JsonResponse({"error": message, "option": option.rstrip(":") if option else None}, status=status)
 
 
+def require_safe(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """GET and HEAD only, as Django's require_safe, but a refused method is told so in JSON (Django's answer is an
+    empty text/html body), with the Allow header."""
+    @wraps(view)
+    def safe_only(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            response = _error(f"method {request.method} is not allowed here; use GET", 405)
+            response["Allow"] = "GET, HEAD"
+            return response
+        return view(request, *args, **kwargs)
+    return safe_only
+
+
+def _json(payload: dict) -> JsonResponse:
+    """Strict JSON: a figure that is not a finite number (NaN, Infinity) is no JSON and would break the client's
+    parser; the answer is then an error naming the cause instead."""
+    try:
+        return JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "allow_nan": False})
+    except ValueError:
+        return _error("the estimate has a figure that is not a finite number; check the hardware's values", 422)
+
+
 @require_safe
 @cache_control(public=True, max_age=API_MAX_AGE)
 def estimate(request: HttpRequest) -> JsonResponse:
@@ -53,7 +77,7 @@ def estimate(request: HttpRequest) -> JsonResponse:
         return _error(str(error), 404)
     except SizingError as error:
         return _error(str(error), 400)
-    return JsonResponse(result.to_contract_json(), json_dumps_params={"ensure_ascii": False})
+    return _json(result.to_contract_json())
 
 
 def _model(params: dict[str, str], catalog):
@@ -85,16 +109,16 @@ def _hardware(params: dict[str, str], catalog):
 @require_safe
 @cache_control(public=True, max_age=API_MAX_AGE)
 def models(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"models": catalog_listing().models}, json_dumps_params={"ensure_ascii": False})
+    return _json({"models": catalog_listing().models})
 
 
 @require_safe
 @cache_control(public=True, max_age=API_MAX_AGE)
 def hardware(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"hardware": catalog_listing().hardware}, json_dumps_params={"ensure_ascii": False})
+    return _json({"hardware": catalog_listing().hardware})
 
 
 @require_safe
 @cache_control(public=True, max_age=3600)
 def openapi(request: HttpRequest) -> JsonResponse:
-    return JsonResponse(openapi_document(), json_dumps_params={"ensure_ascii": False})
+    return _json(openapi_document())

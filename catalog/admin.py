@@ -13,11 +13,26 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from catalog.architecture import ARCHITECTURE_FIELDS
-from catalog.forms import ConfigImportForm
+from catalog.forms import ConcurrencyCheckedForm, ConcurrencyCheckedFormSet, ConfigImportForm, LLMModelAdminForm
 from catalog.models import (
-    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SubmittedConfig,
+    Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SlugRedirect,
+    SubmittedConfig,
 )
 from catalog.submissions import promote_submitted_config
+
+
+class ConcurrencyCheckedAdmin(admin.ModelAdmin):
+    """Change forms and list_editable rows refuse to save over a newer save (ConcurrencyCheckedForm)."""
+
+    form = ConcurrencyCheckedForm
+
+    def get_changelist_form(self, request, **kwargs):
+        kwargs.setdefault("form", ConcurrencyCheckedForm)
+        return super().get_changelist_form(request, **kwargs)
+
+    def get_changelist_formset(self, request, **kwargs):
+        kwargs.setdefault("formset", ConcurrencyCheckedFormSet)
+        return super().get_changelist_formset(request, **kwargs)
 
 
 class PublishedFileSizeInline(admin.TabularInline):
@@ -27,7 +42,8 @@ class PublishedFileSizeInline(admin.TabularInline):
 
 
 @admin.register(LLMModel)
-class LLMModelAdmin(admin.ModelAdmin):
+class LLMModelAdmin(ConcurrencyCheckedAdmin):
+    form = LLMModelAdminForm
     list_display = ("name", "vendor", "architecture", "attention_kind", "params_display", "max_context",
                     "confidence", "updated_at")
     list_filter = ("confidence", "attention_kind", "vendor", "native_dtype")
@@ -41,7 +57,7 @@ class LLMModelAdmin(admin.ModelAdmin):
         (_("Parameters as published"), {"fields": ("stated_params_total", "stated_params_active")}),
         (_("config.json"), {"fields": ("config",)}),
         (_("Derived architecture (from config.json)"), {"classes": ("collapse",), "fields": ARCHITECTURE_FIELDS}),
-        (None, {"fields": ("updated_at",)}),
+        (None, {"fields": ("updated_at", "edit_base")}),
     )
     change_list_template = "admin/catalog/llmmodel/change_list.html"
 
@@ -92,7 +108,7 @@ class HardwarePriceInline(admin.TabularInline):
 
 
 @admin.register(Accelerator)
-class AcceleratorAdmin(admin.ModelAdmin):
+class AcceleratorAdmin(ConcurrencyCheckedAdmin):
     list_display = ("name", "vendor", "memory_gb", "bandwidth_gbs", "fp16_tflops", "tdp_w", "kind", "backend",
                     "price_history_link")
     list_filter = ("vendor", "kind", "backend", "memory_type")
@@ -127,7 +143,7 @@ class AcceleratorAdmin(admin.ModelAdmin):
 
 
 @admin.register(HardwarePrice)
-class HardwarePriceAdmin(admin.ModelAdmin):
+class HardwarePriceAdmin(ConcurrencyCheckedAdmin):
     list_display = ("accelerator", "condition", "usd", "as_of", "source_short")
     list_display_links = ("accelerator",)
     list_editable = ("usd", "as_of")
@@ -143,7 +159,7 @@ class HardwarePriceAdmin(admin.ModelAdmin):
 
 
 @admin.register(CloudOffer)
-class CloudOfferAdmin(admin.ModelAdmin):
+class CloudOfferAdmin(ConcurrencyCheckedAdmin):
     list_display = ("provider", "instance", "accelerator", "gpu_count", "hourly_usd", "verified",
                     "verified_precision", "billing", "is_active")
     list_display_links = ("provider",)
@@ -188,6 +204,21 @@ class PublishedFileSizeAdmin(admin.ModelAdmin):
     list_select_related = ("model",)
     search_fields = ("model__name", "quant")
     autocomplete_fields = ("model",)
+
+
+@admin.register(SlugRedirect)
+class SlugRedirectAdmin(admin.ModelAdmin):
+    """Written when a slug changes; an admin may delete one to free an old URL."""
+
+    list_display = ("kind", "old_slug", "new_slug", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("old_slug", "new_slug")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
 
 admin.site.site_header = _("LLM Sizer catalog")

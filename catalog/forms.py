@@ -4,7 +4,7 @@ import json
 import math
 
 from django import forms
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
@@ -48,13 +48,28 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number")
 
 
+# Integers in configs are counts and token ids (vocab_size 262,144; a uint64 seed has 20 digits); Python refuses to
+# read one past 4,300 digits with an error naming its own internals.
+MAX_INTEGER_DIGITS = 100
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError(f"a number has more than {MAX_INTEGER_DIGITS} digits")
+    return int(text)
+
+
 def load_config_json(text: str) -> dict:
     """Parse pasted or uploaded config.json text into a dict, or raise ValidationError saying what is wrong."""
-    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors write (UTF-8 with BOM)
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_CONFIG_BYTES:
         raise ValidationError(_("config.json is larger than %(kb)d KB.") % {"kb": MAX_CONFIG_BYTES // 1024})
     try:
-        config = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, an int over 4,300 digits, NaN/Infinity
+        config = json.loads(text, parse_float=_finite_float, parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise ValidationError(_("config.json nests objects and lists deeper than %(depth)d levels.") % {
+            "depth": MAX_CONFIG_DEPTH}) from exc
+    except ValueError as exc:  # JSONDecodeError, an overlong integer, NaN/Infinity, a number beyond 1e308
         raise ValidationError(_("This is not valid JSON: %(error)s") % {"error": exc}) from exc
     try:
         json.dumps(config, ensure_ascii=False).encode("utf-8")
@@ -70,6 +85,35 @@ def load_config_json(text: str) -> dict:
     except ConfigError as exc:
         raise ValidationError(_("This config.json cannot be sized: %(reason)s") % {"reason": exc}) from exc
     return config
+
+
+class ConfigJSONField(forms.JSONField):
+    """The admin's config.json field with the public page's checks (load_config_json): no NaN or Infinity, no
+    nesting past MAX_CONFIG_DEPTH, no overlong numbers, at most MAX_CONFIG_BYTES, a JSON object the engine sizes.
+    Empty is allowed (a model sized from its stated parameters)."""
+
+    def to_python(self, value):
+        if self.disabled:
+            return value
+        if value in self.empty_values:
+            return None
+        if isinstance(value, dict):
+            return value
+        if not isinstance(value, str):
+            raise ValidationError(_("A config.json is a JSON object ({…}), not a list or a single value."))
+        if value.strip() in ("", "null"):
+            return None
+        return load_config_json(value)
+
+    def bound_data(self, data, initial):
+        if self.disabled:
+            return initial
+        if data is None:
+            return None
+        try:
+            return load_config_json(data) if data.strip() not in ("", "null") else None
+        except ValidationError:
+            return forms.fields.InvalidJSONInput(data)
 
 
 class ConfigImportForm(forms.Form):
@@ -102,7 +146,7 @@ class ConfigImportForm(forms.Form):
                 raise ValidationError({"config_file": _("config.json is larger than %(kb)d KB.") % {
                     "kb": MAX_CONFIG_BYTES // 1024}})
             try:
-                text = upload.read().decode("utf-8")
+                text = upload.read().decode("utf-8-sig")
             except UnicodeDecodeError:
                 raise ValidationError({"config_file": _("The file is not UTF-8 text.")}) from None
         if not text.strip():
@@ -141,3 +185,64 @@ class ConfigImportForm(forms.Form):
         model.full_clean()
         model.save()
         return model
+
+
+STALE_EDIT = "stale_edit"
+
+
+class ConcurrencyCheckedForm(forms.ModelForm):
+    """Optimistic concurrency for the admin: the form carries the row's `updated_at` as it was when the page was
+    opened, and refuses to save when the row has been saved since (by another admin, or by load_catalog), instead
+    of silently writing the stale values of every other field back over the newer ones.
+
+    A post without the field (a script, not the admin's pages) is not checked. Between this check and the save
+    there is still a window of a few milliseconds; it only closes with row locks, which the admin's changelist
+    (validated outside its transaction) does not allow."""
+
+    edit_base = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk and getattr(self.instance, "updated_at", None):
+            self.fields["edit_base"].initial = self.instance.updated_at.isoformat()
+
+    @property
+    def stale(self) -> bool:
+        return any(error.code == STALE_EDIT for error in self.errors.as_data().get(NON_FIELD_ERRORS, []))
+
+    def clean(self) -> dict:
+        data = super().clean()
+        base = data.get("edit_base")
+        if self.instance.pk and base:
+            current = (type(self.instance)._default_manager.filter(pk=self.instance.pk)
+                       .values_list("updated_at", flat=True).first())
+            if current is not None and current.isoformat() != base:
+                raise ValidationError(
+                    _("%(object)s was changed by someone else after you opened this page. Your changes were not "
+                      "saved: reload the page to see the current values, then make your changes again."),
+                    code=STALE_EDIT, params={"object": str(self.instance)})
+        return data
+
+
+class ConcurrencyCheckedFormSet(forms.BaseModelFormSet):
+    """The changelist's list_editable formset: it shows no error of a single row's form, so a row changed since the
+    list was opened is named in the formset's own errors (shown above the list)."""
+
+    def clean(self) -> None:
+        super().clean()
+        stale = [str(form.instance) for form in self.forms if getattr(form, "stale", False)]
+        if stale:
+            raise ValidationError(
+                _("Changed by someone else after you opened this list, so nothing was saved: %(objects)s. Reload the "
+                  "page to see the current values, then make your changes again."),
+                code=STALE_EDIT, params={"objects": "; ".join(stale)})
+
+
+class LLMModelAdminForm(ConcurrencyCheckedForm):
+    config = ConfigJSONField(
+        label=_("config.json"), required=False,
+        help_text=_("The model's Hugging Face config.json. The architecture fields below are derived from it."))
+
+    class Meta:
+        model = LLMModel
+        fields = "__all__"

@@ -7,21 +7,113 @@ Prices and cloud rates are never lost by an edit: every create and every change 
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from reports.sizing.config_parser import parse_config
+from reports.sizing.errors import ConfigError, SizingError
+from reports.sizing.estimate import HARDWARE_NUMBER_LIMITS
 from reports.sizing.fit import DEFAULT_USABLE_FACTOR  # the engine's default usable share, sourced there
-from reports.sizing.errors import ConfigError
+from reports.sizing.quant import quant_format
 
+
+# The report of a visitor's own hardware lives at /report/<model>/custom/ (reports.forms.CUSTOM_HARDWARE_SLUG): an
+# accelerator with this slug could never be reached.
+CUSTOM_HARDWARE_SLUG = "custom"
+RESERVED_HARDWARE_SLUGS = frozenset({CUSTOM_HARDWARE_SLUG})
+
+# Upper bounds of the accelerator figures: the engine's limits for a --hardware file and the public "my hardware"
+# form (reports.sizing.estimate.HARDWARE_NUMBER_LIMITS: a 2 TB accelerator, 100 TB/s, 100 PFLOPS, 100 kW), far
+# above any product (the seed's largest: 512 GB, 8,000 GB/s, 5,000 FP8 TFLOPS, 1,400 W) but keeping the pages'
+# arithmetic finite (memory_gb=1e308 made the API answer "Infinity"; 1e50 broke the number formatting).
+LIMITS = HARDWARE_NUMBER_LIMITS
+# The smallest usable share: unified memory's default is 0.78 and no device leaves less than a tenth of its memory
+# to the model; 1e-300 turned the compare page's arithmetic into an overflow.
+MIN_USABLE_FACTOR = 0.1
+# Prices: the engine's limit for a --hardware price (price_usd, $10,000,000), over two hundred times the dearest
+# seeded accelerator ($45,000). A cloud offer's hourly price of a whole instance: $100,000/h, some 1,800 times the
+# seed's dearest ($55.04/h for 8 GPUs) and still above a thousand GPUs at $100/h each; the column itself
+# (max_digits=10, decimal_places=3) would take $9,999,999.999/h. Both stay inside PriceRecord.usd
+# (max_digits=13, decimal_places=3: ten integer digits, as HardwarePrice.usd).
+MAX_PRICE_USD = Decimal(str(int(HARDWARE_NUMBER_LIMITS["price_usd"][1])))
+MAX_HOURLY_USD = Decimal("100000")
+MIN_PRICE_USD = Decimal("0.01")
+MIN_HOURLY_USD = Decimal("0.001")
+# Launch years: the first GPU a sizing page could mean is far later than 1990; 2100 keeps typos (99999999) out.
+MIN_LAUNCH_YEAR, MAX_LAUNCH_YEAR = 1990, 2100
+
+
+def _max(field: str) -> MaxValueValidator:
+    return MaxValueValidator(LIMITS[field][1])
+
+
+def validate_lowercase_slug(value: str) -> None:
+    """The site lower-cases slug URLs (reports.views.not_found redirects /RTX-4090/ to /rtx-4090/): a slug with a
+    capital letter could never be reached."""
+    if value != value.lower():
+        raise ValidationError(_("Use lower-case letters only (the site's URLs are lower case): %(slug)s."),
+                              code="slug_case", params={"slug": value.lower()})
+
+
+def validate_hardware_slug(value: str) -> None:
+    if value.lower() in RESERVED_HARDWARE_SLUGS:
+        raise ValidationError(_("The slug “%(slug)s” is reserved (the report of a visitor's own hardware uses it)."),
+                              code="slug_reserved", params={"slug": value})
+
+
+def normalize_gguf_quants(text: str) -> str:
+    """The comma-separated GGUF tags as the engine names them (q4_k_m → Q4_K_M), each once; ValidationError naming
+    the tags that are no known format (the home page sizes every model with them)."""
+    names, unknown = [], []
+    for tag in (part.strip() for part in text.split(",")):
+        if not tag:
+            continue
+        try:
+            name = quant_format(tag).name
+        except SizingError:
+            unknown.append(tag)
+            continue
+        if name not in names:
+            names.append(name)
+    if unknown:
+        raise ValidationError(
+            _("Not a known quantization format: %(tags)s. Use the names of the quantization formats (Q4_K_M, Q8_0, "
+              "F16, MXFP4_MOE, …), separated by commas."), code="unknown_quant", params={"tags": ", ".join(unknown)})
+    return ", ".join(names)
+
+
+def known_gguf_quants(text: str) -> tuple[str, ...]:
+    """The known formats among the tags, canonical names, unknown ones skipped (a row saved before validation)."""
+    names: list[str] = []
+    for tag in (part.strip() for part in text.split(",")):
+        try:
+            name = quant_format(tag).name if tag else None
+        except SizingError:
+            continue
+        if name and name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def validate_not_future(value: dt.date) -> None:
+    # A day of slack: an admin east of UTC may verify a price on what is already tomorrow in UTC.
+    if value > timezone.localdate() + dt.timedelta(days=1):
+        raise ValidationError(_("This date lies in the future."), code="future_date")
 
 
 class SeededModel(models.Model):
     """A row the seed loader may create and later update field by field."""
+
+    # Rows whose slug is in their public URLs: a changed slug leaves a SlugRedirect from the old one.
+    redirect_kind = ""
 
     # Field values as the seed last set them; a field whose value differs was changed by an admin.
     seed_snapshot = models.JSONField(default=dict, blank=True, editable=False)
@@ -29,6 +121,14 @@ class SeededModel(models.Model):
 
     class Meta:
         abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        former = None
+        if self.redirect_kind and self.pk:
+            former = type(self)._default_manager.filter(pk=self.pk).values_list("slug", flat=True).first()
+        super().save(*args, **kwargs)
+        if former and former != self.slug:
+            SlugRedirect.record(self.redirect_kind, former, self.slug)
 
 
 class AttentionKind(models.TextChoices):
@@ -42,19 +142,21 @@ class AttentionKind(models.TextChoices):
 
 
 class LLMModel(SeededModel):
+    redirect_kind = "model"
+
     class Confidence(models.TextChoices):
         CONFIG = "config.json", _("config.json")
         DOCUMENTATION = "documentation", _("documentation")
         ESTIMATED = "estimated", _("estimated")
 
     name = models.CharField(_("name"), max_length=120)
-    slug = models.SlugField(_("slug"), max_length=120, unique=True)
+    slug = models.SlugField(_("slug"), max_length=120, unique=True, validators=[validate_lowercase_slug])
     family = models.CharField(_("family"), max_length=60, blank=True)
     vendor = models.CharField(_("vendor"), max_length=60, blank=True)
     hf_repo = models.CharField(_("Hugging Face repo"), max_length=200, blank=True)
     gguf_repo = models.CharField(_("GGUF repo"), max_length=200, blank=True)
     gguf_repo_quants = models.CharField(
-        _("quantizations in the GGUF repo"), max_length=300, blank=True,
+        _("quantizations in the GGUF repo"), max_length=300, blank=True, validators=[normalize_gguf_quants],
         help_text=_("The file types the GGUF repo publishes, comma-separated as llama.cpp's -hf tags (Q4_K_M, "
                     "Q8_0, F16). Empty: not known, and the launch command asks the repo for any format. Source "
                     "them in the notes (the repo's file listing)."))
@@ -143,6 +245,10 @@ class LLMModel(SeededModel):
         if self.stated_params_total and self.stated_params_active and (
                 self.stated_params_active > self.stated_params_total):
             errors["stated_params_active"] = _("Active parameters cannot exceed total parameters.")
+        try:
+            self.gguf_repo_quants = normalize_gguf_quants(self.gguf_repo_quants or "")
+        except ValidationError as exc:
+            errors["gguf_repo_quants"] = exc.messages[0]
         if errors:
             raise ValidationError(errors)
 
@@ -159,6 +265,8 @@ class LLMModel(SeededModel):
 
 
 class Accelerator(SeededModel):
+    redirect_kind = "hardware"
+
     class Kind(models.TextChoices):
         DISCRETE = "discrete", _("discrete GPU")
         ACCELERATOR = "accelerator", _("datacenter accelerator")
@@ -175,22 +283,27 @@ class Accelerator(SeededModel):
 
     vendor = models.CharField(_("vendor"), max_length=60)
     name = models.CharField(_("name"), max_length=120)
-    slug = models.SlugField(_("slug"), max_length=120, unique=True)
-    memory_gb = models.FloatField(_("memory (GB)"), validators=[MinValueValidator(0.1)])
+    slug = models.SlugField(_("slug"), max_length=120, unique=True,
+                            validators=[validate_lowercase_slug, validate_hardware_slug])
+    memory_gb = models.FloatField(_("memory (GB)"), validators=[MinValueValidator(0.1), _max("memory_gb")])
     memory_type = models.CharField(_("memory type"), max_length=40, blank=True)
-    bandwidth_gbs = models.FloatField(_("memory bandwidth (GB/s)"), validators=[MinValueValidator(0.1)])
+    bandwidth_gbs = models.FloatField(_("memory bandwidth (GB/s)"),
+                                      validators=[MinValueValidator(0.1), _max("bandwidth_gbs")])
     fp16_tflops = models.FloatField(
-        _("dense FP16/BF16 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)],
+        _("dense FP16/BF16 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01), _max("fp16_tflops")],
         help_text=_("Dense tensor throughput with FP32 accumulate, no sparsity. Empty = not published."))
     fp16_acc_tflops = models.FloatField(
-        _("dense FP16 TFLOPS, FP16 accumulate"), null=True, blank=True, validators=[MinValueValidator(0.01)],
+        _("dense FP16 TFLOPS, FP16 accumulate"), null=True, blank=True,
+        validators=[MinValueValidator(0.01), _max("fp16_acc_tflops")],
         help_text=_("Tensor peak with FP16 accumulate where it differs (GeForce: twice the FP32-accumulate rate). "
                     "Empty = same as the FP16/BF16 figure."))
-    fp8_tflops = models.FloatField(_("dense FP8 TFLOPS"), null=True, blank=True, validators=[MinValueValidator(0.01)])
-    tdp_w = models.FloatField(_("TDP (W)"), null=True, blank=True, validators=[MinValueValidator(1)])
+    fp8_tflops = models.FloatField(_("dense FP8 TFLOPS"), null=True, blank=True,
+                                   validators=[MinValueValidator(0.01), _max("fp8_tflops")])
+    tdp_w = models.FloatField(_("TDP (W)"), null=True, blank=True, validators=[MinValueValidator(1), _max("tdp_w")])
     kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
     usable_memory_factor = models.FloatField(
         _("usable-memory factor"), null=True, blank=True,
+        validators=[MinValueValidator(MIN_USABLE_FACTOR), MaxValueValidator(1)],
         help_text=_("Share of nominal memory available to the model. Empty: 0.95, or 0.78 for unified memory."))
     backend = models.CharField(_("backend"), max_length=10, choices=Backend.choices)
     architecture = models.CharField(
@@ -198,13 +311,15 @@ class Accelerator(SeededModel):
         help_text=_("GPU family, e.g. ampere, ada, hopper, blackwell (selects kernel-efficiency rules)."))
     interconnect = models.CharField(_("interconnect"), max_length=80, blank=True)
     interconnect_gbs = models.FloatField(
-        _("interconnect (GB/s)"), null=True, blank=True, validators=[MinValueValidator(0.1)])
+        _("interconnect (GB/s)"), null=True, blank=True, validators=[MinValueValidator(0.1), _max("interconnect_gbs")])
     interconnect_mesh_peers = models.PositiveSmallIntegerField(
         _("interconnect mesh peers"), null=True, blank=True, validators=[MinValueValidator(1), MaxValueValidator(63)],
         help_text=_("When the GPU-to-GPU links form a full mesh (AMD Infinity Fabric, Gaudi's RoCE ports): how many "
                     "peers one accelerator links to directly, sharing the interconnect bandwidth equally. Empty: a "
                     "switch (NVSwitch), every peer at the full bandwidth."))
-    launch_year = models.PositiveSmallIntegerField(_("launch year"), null=True, blank=True)
+    launch_year = models.PositiveSmallIntegerField(
+        _("launch year"), null=True, blank=True,
+        validators=[MinValueValidator(MIN_LAUNCH_YEAR), MaxValueValidator(MAX_LAUNCH_YEAR)])
     spec_sources = models.TextField(_("spec sources"))
     notes = models.TextField(_("notes"), blank=True)
 
@@ -227,6 +342,15 @@ class Accelerator(SeededModel):
                 condition=Q(usable_memory_factor__isnull=True)
                 | (Q(usable_memory_factor__gt=0) & Q(usable_memory_factor__lte=1)),
                 name="accelerator_usable_factor_range"),
+            # The upper bounds of the validators (LIMITS), also for rows written outside the admin's forms.
+            models.CheckConstraint(
+                condition=Q(memory_gb__lte=LIMITS["memory_gb"][1]) & Q(bandwidth_gbs__lte=LIMITS["bandwidth_gbs"][1])
+                & (Q(fp16_tflops__isnull=True) | Q(fp16_tflops__lte=LIMITS["fp16_tflops"][1]))
+                & (Q(fp16_acc_tflops__isnull=True) | Q(fp16_acc_tflops__lte=LIMITS["fp16_acc_tflops"][1]))
+                & (Q(fp8_tflops__isnull=True) | Q(fp8_tflops__lte=LIMITS["fp8_tflops"][1]))
+                & (Q(tdp_w__isnull=True) | Q(tdp_w__lte=LIMITS["tdp_w"][1]))
+                & (Q(interconnect_gbs__isnull=True) | Q(interconnect_gbs__lte=LIMITS["interconnect_gbs"][1])),
+                name="accelerator_figures_bounded"),
         ]
 
     def __str__(self) -> str:
@@ -240,8 +364,8 @@ class Accelerator(SeededModel):
         return self.usable_memory_factor or DEFAULT_USABLE_FACTOR[self.kind]
 
     def clean(self) -> None:
-        if self.usable_memory_factor is not None and not 0 < self.usable_memory_factor <= 1:
-            raise ValidationError({"usable_memory_factor": _("Enter a share between 0 and 1, e.g. 0.95.")})
+        if self.usable_memory_factor is not None and not MIN_USABLE_FACTOR <= self.usable_memory_factor <= 1:
+            raise ValidationError({"usable_memory_factor": _("Enter a share between 0.1 and 1, e.g. 0.95.")})
 
 
 class QuantFormat(SeededModel):
@@ -294,7 +418,8 @@ class HardwarePrice(SeededModel):
 
     accelerator = models.ForeignKey(Accelerator, on_delete=models.CASCADE, related_name="prices")
     condition = models.CharField(_("condition"), max_length=4, choices=Condition.choices, default=Condition.NEW)
-    usd = models.DecimalField(_("price (USD)"), max_digits=12, decimal_places=2)
+    usd = models.DecimalField(_("price (USD)"), max_digits=12, decimal_places=2,
+                              validators=[MinValueValidator(MIN_PRICE_USD), MaxValueValidator(MAX_PRICE_USD)])
     as_of = models.DateField(_("as of"))
     source = models.TextField(_("source"))
     note = models.CharField(_("note"), max_length=200, blank=True)
@@ -304,7 +429,8 @@ class HardwarePrice(SeededModel):
         verbose_name_plural = _("hardware prices")
         ordering = ["accelerator", "condition", "-as_of"]
         get_latest_by = "as_of"
-        constraints = [models.CheckConstraint(condition=Q(usd__gt=0), name="hardware_price_positive")]
+        constraints = [models.CheckConstraint(condition=Q(usd__gt=0), name="hardware_price_positive"),
+                       models.CheckConstraint(condition=Q(usd__lte=MAX_PRICE_USD), name="hardware_price_bounded")]
 
     def __str__(self) -> str:
         return f"{self.accelerator} {self.condition} ${self.usd} ({self.as_of})"
@@ -325,9 +451,11 @@ class CloudOffer(SeededModel):
     instance = models.CharField(_("instance"), max_length=200)
     accelerator = models.ForeignKey(Accelerator, on_delete=models.PROTECT, related_name="cloud_offers")
     gpu_count = models.PositiveSmallIntegerField(_("GPU count"), default=1, validators=[MinValueValidator(1)])
-    hourly_usd = models.DecimalField(_("hourly price (USD, whole instance)"), max_digits=10, decimal_places=3)
+    hourly_usd = models.DecimalField(
+        _("hourly price (USD, whole instance)"), max_digits=10, decimal_places=3,
+        validators=[MinValueValidator(MIN_HOURLY_USD), MaxValueValidator(MAX_HOURLY_USD)])
     billing = models.CharField(_("billing"), max_length=60, blank=True)
-    verified = models.DateField(_("verified"))
+    verified = models.DateField(_("verified"), validators=[validate_not_future])
     # Many sources date a price by month only ("March 2026"); the date field then holds the 1st, and the site
     # shows the month, never a day the source did not give.
     verified_precision = models.CharField(
@@ -344,6 +472,7 @@ class CloudOffer(SeededModel):
         ordering = ["provider", "accelerator", "gpu_count"]
         constraints = [
             models.CheckConstraint(condition=Q(hourly_usd__gt=0), name="cloud_offer_hourly_positive"),
+            models.CheckConstraint(condition=Q(hourly_usd__lte=MAX_HOURLY_USD), name="cloud_offer_hourly_bounded"),
             models.CheckConstraint(condition=Q(gpu_count__gte=1), name="cloud_offer_gpu_count_positive"),
             models.UniqueConstraint(fields=["provider", "instance", "accelerator", "gpu_count"],
                                     name="cloud_offer_unique"),
@@ -351,6 +480,11 @@ class CloudOffer(SeededModel):
 
     def __str__(self) -> str:
         return f"{self.provider}: {self.gpu_count}× {self.accelerator}"
+
+    def clean(self) -> None:
+        if self.verified_precision == DatePrecision.MONTH and self.verified and self.verified.day != 1:
+            raise ValidationError({"verified": _("A date known only by its month is entered as the 1st of the month "
+                                                 "(%(date)s).") % {"date": self.verified.replace(day=1).isoformat()}})
 
     @property
     def verified_month_only(self) -> bool:
@@ -371,7 +505,9 @@ class PriceRecord(models.Model):
     hardware_price = models.ForeignKey(HardwarePrice, null=True, blank=True, on_delete=models.SET_NULL)
     cloud_offer = models.ForeignKey(CloudOffer, null=True, blank=True, on_delete=models.SET_NULL)
     label = models.CharField(_("what"), max_length=300)
-    usd = models.DecimalField(_("USD"), max_digits=12, decimal_places=3)
+    # Ten integer digits, as HardwarePrice.usd (max_digits=12, decimal_places=2): with nine, a $1,000,000,000 price
+    # was written to SQLite but could never be read back (decimal.InvalidOperation on every page listing it).
+    usd = models.DecimalField(_("USD"), max_digits=13, decimal_places=3)
     as_of = models.DateField(_("as of"))
     source = models.TextField(_("source"), blank=True)
     recorded_at = models.DateTimeField(_("recorded"), auto_now_add=True)
@@ -393,6 +529,54 @@ class PriceRecord(models.Model):
         if latest and (latest.usd, latest.as_of, latest.source) == (values["usd"], values["as_of"], values["source"]):
             return
         cls.objects.create(**values)
+
+
+class SlugRedirect(models.Model):
+    """A former slug of a model or accelerator: its old URLs answer with a permanent redirect to the new ones."""
+
+    kind = models.CharField(max_length=10, choices=[("model", "model"), ("hardware", "hardware")])
+    old_slug = models.SlugField(max_length=120)
+    new_slug = models.SlugField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("former slug")
+        verbose_name_plural = _("former slugs")
+        constraints = [models.UniqueConstraint(fields=["kind", "old_slug"], name="slug_redirect_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.old_slug} → {self.new_slug}"
+
+    @classmethod
+    def record(cls, kind: str, old: str, new: str) -> None:
+        """old → new; earlier redirects to `old` now lead to `new`; a slug in use again is no redirect."""
+        cls.objects.filter(kind=kind, new_slug=old).update(new_slug=new)
+        cls.objects.filter(kind=kind, old_slug=new).delete()
+        cls.objects.update_or_create(kind=kind, old_slug=old, defaults={"new_slug": new})
+
+    @classmethod
+    def current(cls, kind: str, slug: str) -> str | None:
+        return cls.objects.filter(kind=kind, old_slug=slug).values_list("new_slug", flat=True).first()
+
+
+class SeedKey(models.Model):
+    """A seed row `load_catalog` has applied, by its key in the seed files, and the row it became.
+
+    The loader creates a seed row only the first time; afterwards it finds the row by `object_id`, so a row an admin
+    renamed (a model's slug, an offer's instance, a price's date) is still the same row, and one an admin deleted
+    (`object_id` empty, or no such row) is not created again. New seed rows, with keys never applied, still arrive.
+    """
+
+    kind = models.CharField(max_length=40)  # the model's name: accelerator, hardwareprice, …
+    key = models.CharField(max_length=500)  # its identity in the seed files (seed_loader builds it)
+    object_id = models.PositiveBigIntegerField(null=True, blank=True)
+    applied_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "key"], name="seed_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.key}"
 
 
 class SubmittedConfig(models.Model):

@@ -3,6 +3,11 @@
 Each seeded row keeps `seed_snapshot`, the values the seed last gave it. On a later load a field is updated only
 when its current value still equals that snapshot (nobody changed it since); a field that differs was edited in
 the admin and is kept. Rows an admin created by hand (empty snapshot) are never touched.
+
+Each seed row is created once: its key (`SeedKey`: the slug, or for a price the accelerator's slug, condition and
+date) is recorded with the row it became, and later loads find that row by its id. So a row an admin renamed is
+updated where it still holds the seed's values and is not created a second time, and a row an admin deleted stays
+deleted. Seed rows whose key was never applied are created as before.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from pathlib import Path
 
 from django.db import models, transaction
 
-from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize, QuantFormat
+from catalog.models import (
+    Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize, QuantFormat, SeedKey,
+)
 
 SEED_DIR = Path(__file__).resolve().parent / "seed"
 
@@ -25,6 +32,7 @@ class LoadReport:
     created: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
     kept_admin_edits: list[str] = field(default_factory=list)
+    removed_by_admin: list[str] = field(default_factory=list)
 
     def count(self, bucket: dict[str, int], label: str) -> None:
         bucket[label] = bucket.get(label, 0) + 1
@@ -33,7 +41,8 @@ class LoadReport:
         created = ", ".join(f"{n} {label}" for label, n in sorted(self.created.items())) or "nothing"
         updated = ", ".join(f"{n} {label}" for label, n in sorted(self.updated.items())) or "nothing"
         return (f"created {created}; updated {updated}; "
-                f"kept {len(self.kept_admin_edits)} field(s) edited in the admin")
+                f"kept {len(self.kept_admin_edits)} field(s) edited in the admin; "
+                f"left {len(self.removed_by_admin)} row(s) deleted in the admin")
 
 
 def _comparable(value):
@@ -55,18 +64,42 @@ def _to_python(model_field: models.Field, raw):
     return model_field.to_python(raw)
 
 
-def upsert(report: LoadReport, model_cls: type[models.Model], lookup: dict, values: dict) -> models.Model:
-    """Create the row identified by `lookup`, or merge `values` into it field by field (see module doc)."""
+def price_key(accelerator_slug: str, price: dict) -> str:
+    return f"{accelerator_slug}|{price['condition']}|{price['as_of']}"
+
+
+def size_key(model_slug: str, size: dict) -> str:
+    return f"{model_slug}|{size['quant']}"
+
+
+def offer_key(row: dict) -> str:
+    return f"{row['provider']}|{row['instance']}|{row['accelerator_slug']}|{row.get('gpu_count', 1)}"
+
+
+def upsert(report: LoadReport, model_cls: type[models.Model], key: str, lookup: dict,
+           values: dict) -> models.Model | None:
+    """Create the row of seed key `key` (identified by `lookup` the first time), or merge `values` into the row it
+    became, field by field; None when an admin deleted that row (see module doc)."""
     label = model_cls._meta.verbose_name_plural
+    kind = model_cls._meta.model_name
     python_values = {name: _to_python(model_cls._meta.get_field(name), raw) for name, raw in values.items()}
-    obj = model_cls.objects.filter(**lookup).first()
-    if obj is None:
-        obj = model_cls(**lookup, **python_values)
-        obj.seed_snapshot = {name: _comparable(value) for name, value in python_values.items()}
-        obj.full_clean()
-        obj.save()
-        report.count(report.created, label)
-        return obj
+    applied = SeedKey.objects.filter(kind=kind, key=key).first()
+    if applied is not None:
+        obj = model_cls.objects.filter(pk=applied.object_id).first() if applied.object_id is not None else None
+        if obj is None:
+            report.removed_by_admin.append(f"{model_cls.__name__} {key}")
+            return None
+    else:
+        obj = model_cls.objects.filter(**lookup).first()
+        if obj is None:
+            obj = model_cls(**lookup, **python_values)
+            obj.seed_snapshot = {name: _comparable(value) for name, value in python_values.items()}
+            obj.full_clean()
+            obj.save()
+            SeedKey.objects.create(kind=kind, key=key, object_id=obj.pk)
+            report.count(report.created, label)
+            return obj
+        SeedKey.objects.create(kind=kind, key=key, object_id=obj.pk)
     if not obj.seed_snapshot:
         return obj  # created by an admin: theirs
     snapshot, changed = dict(obj.seed_snapshot), False
@@ -111,7 +144,7 @@ def _text(row: dict, key: str) -> str:
 def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
     report = LoadReport()
     for row in _read("quant_formats.json", seed_dir):
-        upsert(report, QuantFormat, {"name": row["name"]}, {
+        upsert(report, QuantFormat, row["name"], {"name": row["name"]}, {
             "family": row["family"], "quality_note_en": _text(row, "quality_note_en"),
             "quality_note_de": _text(row, "quality_note_de"), "sort_order": row.get("sort_order", 100),
             "source": _text(row, "source")})
@@ -121,10 +154,12 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
         values = {name: row.get(name) for name in ACCELERATOR_FIELDS}
         for text_field in ("memory_type", "architecture", "interconnect", "spec_sources", "notes"):
             values[text_field] = values[text_field] or ""
-        accelerator = upsert(report, Accelerator, {"slug": row["slug"]}, values)
+        accelerator = upsert(report, Accelerator, row["slug"], {"slug": row["slug"]}, values)
+        if accelerator is None:
+            continue  # deleted in the admin, with its prices
         accelerators[row["slug"]] = accelerator
         for price in row.get("prices") or []:
-            upsert(report, HardwarePrice, {
+            upsert(report, HardwarePrice, price_key(row["slug"], price), {
                 "accelerator": accelerator, "condition": price["condition"], "as_of": price["as_of"],
             }, {"usd": price["usd"], "source": price["source"], "note": _text(price, "note")[:200]})
 
@@ -132,17 +167,53 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
         values = {name: row.get(name) for name in MODEL_FIELDS}
         for text_field in ("family", "vendor", "hf_repo", "gguf_repo", "gguf_repo_quants", "license", "notes"):
             values[text_field] = values[text_field] or ""
-        model = upsert(report, LLMModel, {"slug": row["slug"]}, values)
+        model = upsert(report, LLMModel, row["slug"], {"slug": row["slug"]}, values)
+        if model is None:
+            continue
         for size in row.get("published_sizes") or []:
-            upsert(report, PublishedFileSize, {"model": model, "quant": size["quant"]},
+            upsert(report, PublishedFileSize, size_key(row["slug"], size), {"model": model, "quant": size["quant"]},
                    {"size_bytes": int(size["bytes"]), "source": size["source"]})
 
     for row in _read("cloud_offers.json", seed_dir):
         slug = row["accelerator_slug"]
-        accelerator = accelerators.get(slug) or Accelerator.objects.get(slug=slug)
-        upsert(report, CloudOffer, {
+        accelerator = accelerators.get(slug) or Accelerator.objects.filter(slug=slug).first()
+        if accelerator is None:
+            report.removed_by_admin.append(f"CloudOffer {offer_key(row)} (its accelerator was deleted)")
+            continue
+        upsert(report, CloudOffer, offer_key(row), {
             "provider": row["provider"], "instance": row["instance"], "accelerator": accelerator,
             "gpu_count": row.get("gpu_count", 1),
         }, {"hourly_usd": row["hourly_usd"], "billing": _text(row, "billing"), "verified": row["verified"],
             "verified_precision": row.get("verified_precision", "day"), "url": _text(row, "url"), "source": row["source"], "is_active": row.get("is_active", True)})
     return report
+
+
+def record_applied_keys(seed_dir: Path, get_model) -> int:
+    """For a database loaded before seed keys existed: every row of the current seed files was applied by the last
+    load (load_catalog runs on every deploy), so its key is recorded with the row it matches, or with none when an
+    admin has since deleted or renamed that row (it is then not created again). `get_model` is the migration's
+    apps.get_model. Returns the number of keys recorded."""
+    seed_key = get_model("catalog", "SeedKey")
+    keys: list[tuple[str, str, object]] = []
+
+    def find(model_name: str, key: str, **lookup) -> None:
+        row = get_model("catalog", model_name).objects.filter(**lookup).values_list("pk", flat=True).first()
+        keys.append((model_name.lower(), key, row))
+
+    for row in _read("quant_formats.json", seed_dir):
+        find("QuantFormat", row["name"], name=row["name"])
+    for row in _read("accelerators.json", seed_dir):
+        find("Accelerator", row["slug"], slug=row["slug"])
+        for price in row.get("prices") or []:
+            find("HardwarePrice", price_key(row["slug"], price), accelerator__slug=row["slug"],
+                 condition=price["condition"], as_of=price["as_of"])
+    for row in _read("models.json", seed_dir):
+        find("LLMModel", row["slug"], slug=row["slug"])
+        for size in row.get("published_sizes") or []:
+            find("PublishedFileSize", size_key(row["slug"], size), model__slug=row["slug"], quant=size["quant"])
+    for row in _read("cloud_offers.json", seed_dir):
+        find("CloudOffer", offer_key(row), provider=row["provider"], instance=row["instance"],
+             accelerator__slug=row["accelerator_slug"], gpu_count=row.get("gpu_count", 1))
+    seed_key.objects.bulk_create([seed_key(kind=kind, key=key, object_id=pk) for kind, key, pk in keys],
+                                 ignore_conflicts=True)
+    return len(keys)

@@ -11,7 +11,7 @@ import json
 import math
 from functools import lru_cache
 
-from catalog.models import Accelerator, CloudOffer, LLMModel
+from catalog.models import Accelerator, CloudOffer, LLMModel, known_gguf_quants
 from reports.sizing.config_parser import parse_config
 from reports.sizing.parameters import count_parameters
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
@@ -36,7 +36,9 @@ def model_spec(row: LLMModel, *, kv_proxy: LLMModel | None = None) -> ModelSpec:
         "confidence": row.confidence,
         "hf_repo": row.hf_repo,
         "gguf_repo": row.gguf_repo,
-        "gguf_repo_quants": tuple(q.strip() for q in row.gguf_repo_quants.split(",") if q.strip()),
+        # Known formats only: an unknown tag saved before the field was validated would make every page that
+        # picks a model's default format fail.
+        "gguf_repo_quants": known_gguf_quants(row.gguf_repo_quants),
         "published_sizes": _published_sizes(row),
     }
     if row.config is not None:

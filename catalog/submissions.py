@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 from django.utils.text import slugify
 
 from catalog.models import LLMModel, SubmittedConfig
 from reports.sizing.config_parser import parse_config
+from reports.sizing.parameters import count_parameters
 from reports.sizing.specs import ModelSpec
 
 # URLs carry the first 16 hex digits (64 bits): collisions are out of reach for any realistic number of configs,
@@ -61,12 +64,26 @@ def submitted_spec(row: SubmittedConfig) -> ModelSpec:
     return parse_config(row.config, slug=f"config-{row.short_hash}", name=row.name)
 
 
+def catalog_name(submitted: SubmittedConfig) -> str:
+    """The name a promoted config gets: its own (`_name_or_path`), or, for a config without one, its architecture,
+    size and hash ("llama 8.03B (config 1a2b3c4d)"), so that promoted configs are told apart."""
+    if submitted.name != DEFAULT_NAME:
+        return submitted.name
+    params = count_parameters(submitted_spec(submitted))
+    architecture = str(submitted.config.get("model_type") or "model")[:40]
+    return f"{architecture} {params.total / 1e9:.3g}B (config {submitted.short_hash[:8]})"
+
+
 def promote_submitted_config(submitted: SubmittedConfig) -> LLMModel:
-    """A catalog model from a submitted config (ValidationError when its slug is taken or the config is invalid)."""
-    base = slugify(submitted.name) or f"config-{submitted.short_hash}"
+    """A catalog model from a submitted config (ValidationError when it was promoted already, its slug is taken or
+    the config is invalid)."""
+    if submitted.promoted_to_id is not None:
+        raise ValidationError(_("It is in the catalog already, as %(name)s.") % {"name": submitted.promoted_to})
+    name = catalog_name(submitted)
+    base = slugify(name) or f"config-{submitted.short_hash}"
     slug = base if not LLMModel.objects.filter(slug=base).exists() else f"{base}-{submitted.short_hash[:8]}"
     model = LLMModel(
-        name=submitted.name, slug=slug, confidence=LLMModel.Confidence.CONFIG, config=submitted.config,
+        name=name, slug=slug, confidence=LLMModel.Confidence.CONFIG, config=submitted.config,
         source=f"config.json submitted on the site (sha256 {submitted.sha256}), promoted in the admin",
     )
     model.full_clean()

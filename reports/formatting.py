@@ -20,7 +20,7 @@ Dates repeat across a page (offer verification dates), so each (date, language) 
 from __future__ import annotations
 
 import datetime as dt
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from functools import lru_cache
 
 from babel import Locale
@@ -107,6 +107,17 @@ class _Formatter:
         return True
 
     def babel(self, value) -> str:
+        try:
+            return self._apply(value)
+        except ArithmeticError:
+            # Babel quantizes in the default context (28 digits): a figure beyond 1e28 (a mistyped catalog value,
+            # 1e50 GB) raised decimal.InvalidOperation and took the page down. Enough digits for any float
+            # (1.8e308 has 309) format it in full, as Babel would with a wider context.
+            with localcontext() as context:
+                context.prec = 400
+                return self._apply(value)
+
+    def _apply(self, value) -> str:
         if self.currency is None:
             return self.pattern.apply(value, self.locale)
         return self.pattern.apply(value, self.locale, currency=self.currency, currency_digits=False)

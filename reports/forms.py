@@ -11,6 +11,7 @@ from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.forms import MAX_CONFIG_BYTES, load_config_json
+from catalog.models import CUSTOM_HARDWARE_SLUG  # noqa: F401  (the views and templates import it from here)
 from reports import formatting
 from reports.hardware_params import hardware_from_params
 from reports.sizing.errors import SizingError
@@ -299,7 +300,6 @@ def field_for_error(message: str) -> str | None:
     return OPTION_FIELDS.get(match.group(1)) if match else None
 
 
-CUSTOM_HARDWARE_SLUG = "custom"
 HARDWARE_KINDS = [("discrete", _("discrete GPU")), ("accelerator", _("datacenter accelerator")),
                   ("unified", _("unified memory"))]
 HARDWARE_BACKENDS = [("cuda", "CUDA"), ("rocm", "ROCm/HIP"), ("metal", "Metal"), ("vulkan", "Vulkan"),
@@ -339,7 +339,7 @@ class CustomHardwareForm(forms.Form):
     # or 78 % on unified memory, where the system and other programs share the pool (fit.DEFAULT_USABLE_FACTOR);
     # a Mac whose GPU may wire more (sudo sysctl iogpu.wired_limit_mb) or a Linux APU with a raised GTT limit
     # describes its own share here.
-    usable_pct = _number_field(label=_("Usable for the model (%, optional)"), min_value=1, max_value=100,
+    usable_pct = _number_field(label=_("Usable for the model (%, optional)"), min_value=10, max_value=100,
                                required=False)
     backend = forms.ChoiceField(label=_("Backend"), choices=HARDWARE_BACKENDS, widget=FastSelect, initial="cuda")
     architecture = forms.ChoiceField(label=_("Architecture (optional)"), required=False, widget=FastSelect,

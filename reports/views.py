@@ -6,7 +6,9 @@ from collections.abc import Callable
 from functools import lru_cache, wraps
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, QueryDict
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponsePermanentRedirect, QueryDict
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -17,8 +19,9 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from catalog.models import Accelerator, LLMModel
-from reports import pages
+from catalog.models import Accelerator, LLMModel, SlugRedirect
+from catalog.forms import MAX_CONFIG_BYTES
+from reports import formatting, pages
 from reports.estimates import CatalogSnapshot, catalog_version_key, current_catalog
 from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
@@ -83,7 +86,43 @@ def not_found(request: HttpRequest, missing: pages.NotFound, *, slugs_in_path: b
         location = lowered + (f"?{query}" if query else "")
         if len(location) <= MAX_REDIRECT_LENGTH:
             return HttpResponsePermanentRedirect(location)
+    if slugs_in_path and (renamed := _renamed_location(request)):
+        return HttpResponsePermanentRedirect(renamed)
     return render(request, "404.html", {"not_found": missing}, status=404)
+
+
+# The URL keywords holding catalog slugs, and the kind of SlugRedirect that renames them.
+SLUG_KWARGS = {"model_slug": "model", "hardware_slug": "hardware"}
+
+
+def _renamed_location(request: HttpRequest) -> str | None:
+    """The same page under the current slugs when a slug in the path is one an admin has since changed."""
+    match = request.resolver_match
+    if match is None:
+        return None
+    kwargs, renamed = dict(match.kwargs), False
+    for name, kind in SLUG_KWARGS.items():
+        if name in kwargs and (new := SlugRedirect.current(kind, kwargs[name])):
+            kwargs[name], renamed = new, True
+    if not renamed:
+        return None
+    query = request.META.get("QUERY_STRING", "")
+    location = reverse(match.view_name, kwargs=kwargs) + (f"?{query}" if query else "")
+    return location if len(location) <= MAX_REDIRECT_LENGTH else None
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400. A body over DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB; a config.json may have 256 KB) is refused
+    before any view reads it, so the form cannot be shown again with the edit: say why, and that going back keeps
+    it. The limit stays: raising it for the admin would raise it for every public form too."""
+    if isinstance(exception, RequestDataTooBig):
+        message = gettext("The form sent more than %(mb)s MB, so nothing was saved. A config.json may have at most "
+                          "%(kb)d KB: go back (your browser keeps what you entered), shorten it and save again.") % {
+            "mb": formatting.exact(settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 2**20, get_language()),
+            "kb": MAX_CONFIG_BYTES // 1024}
+    else:
+        message = gettext("Bad request.")
+    return HttpResponseBadRequest(format_html("<!doctype html><title>400</title><h1>400</h1><p>{}</p>", message))
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -1,7 +1,7 @@
 import pytest
 from django.core.cache import caches
 
-from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, QuantFormat
+from catalog.models import Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, QuantFormat, SeedKey
 from catalog.seed_loader import load_catalog
 
 
@@ -36,3 +36,4 @@ def empty_catalog(db):
     Accelerator.objects.all().delete()
     LLMModel.objects.all().delete()
     QuantFormat.objects.all().delete()
+    SeedKey.objects.all().delete()  # the seed's rows are gone, not deleted by an admin: a test may load them again

@@ -7,6 +7,7 @@ applied by `NumberPattern.apply` (or `format_percent`) on every call.
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 from decimal import Decimal
 
 import pytest
@@ -64,9 +65,20 @@ def babel_percent(value, language: str, digits: int) -> str:
 
 
 def assert_same(ours, reference, *args) -> None:
-    """The same text as Babel, or the same exception where Babel raises (a bool, 1e30 with decimals)."""
+    """The same text as Babel, or the same exception where Babel raises (a bool). Where Babel's default decimal
+    context is too narrow (1e30 with decimals: decimal.InvalidOperation), the text Babel gives with a wider one
+    (a mistyped catalog figure must not take a page down)."""
     try:
         expected = reference(*args)
+    except ArithmeticError as error:
+        try:
+            with decimal.localcontext() as context:
+                context.prec = 400
+                expected = reference(*args)
+        except ArithmeticError:  # not a number at all ("abc")
+            with pytest.raises(type(error)):
+                ours(*args)
+            return
     except Exception as error:
         with pytest.raises(type(error)):
             ours(*args)

@@ -93,3 +93,72 @@ def test_the_shipped_seed_catalog_loads_and_holds_the_promised_rows():
     assert not LLMModel.objects.filter(source="").exists()
     assert not CloudOffer.objects.filter(source="").exists()
     assert load_catalog().created == {}
+
+
+# Admin deletions and renames survive a reload: each seed row is created once (SeedKey).
+
+def _reload(tmp_path):
+    return load_catalog(write_seed(tmp_path))
+
+
+def test_a_model_whose_slug_was_renamed_is_not_created_again(tmp_path):
+    load_catalog(write_seed(tmp_path))
+    model = LLMModel.objects.get()
+    model.slug = "tiny-llama-3-1"
+    model.save()
+    report = load_catalog(write_seed(tmp_path, model_name="Tiny Llama v2"))
+    assert list(LLMModel.objects.values_list("slug", "name")) == [("tiny-llama-3-1", "Tiny Llama v2")]
+    assert PublishedFileSize.objects.get().model == model
+    assert report.created == {}
+
+
+@pytest.mark.parametrize("model", [Accelerator, CloudOffer, HardwarePrice, LLMModel, PublishedFileSize, QuantFormat])
+def test_a_row_deleted_in_the_admin_stays_deleted(tmp_path, model):
+    load_catalog(write_seed(tmp_path))
+    if model is Accelerator:
+        CloudOffer.objects.all().delete()  # PROTECTed: an admin deletes the offers first
+    model.objects.all().delete()
+    before = table_counts()
+    report = _reload(tmp_path)
+    assert table_counts() == before
+    assert report.created == {} and report.removed_by_admin
+
+
+def test_renamed_offer_price_date_and_quant_are_not_added_again(tmp_path):
+    load_catalog(write_seed(tmp_path))
+    CloudOffer.objects.update(instance="1x RTX 4090 (community)")
+    price = HardwarePrice.objects.get()
+    price.as_of = "2022-10-13"
+    price.save()
+    PublishedFileSize.objects.update(quant="UD-Q4_K_XL")
+    report = load_catalog(write_seed(tmp_path, hourly=0.59))
+    assert table_counts() == [1, 1, 1, 1, 1, 1]
+    assert report.created == {}
+    assert CloudOffer.objects.get().hourly_usd == Decimal("0.59")  # the renamed row still takes seed updates
+
+
+def test_new_seed_rows_still_arrive(tmp_path):
+    load_catalog(write_seed(tmp_path))
+    rows = json.loads((tmp_path / "cloud_offers.json").read_text())
+    rows.append(rows[0] | {"instance": "2x RTX 4090", "gpu_count": 2, "hourly_usd": 1.38})
+    (tmp_path / "cloud_offers.json").write_text(json.dumps(rows))
+    report = load_catalog(tmp_path)
+    assert CloudOffer.objects.count() == 2
+    assert report.created == {"cloud offers": 1}
+
+
+def test_a_catalog_loaded_before_seed_keys_records_them_without_recreating_deleted_rows(tmp_path):
+    from django.apps import apps
+
+    from catalog.models import SeedKey
+    from catalog.seed_loader import record_applied_keys
+
+    load_catalog(write_seed(tmp_path))
+    SeedKey.objects.all().delete()  # as before migration 0009
+    CloudOffer.objects.all().delete()
+    LLMModel.objects.update(slug="renamed-llama")
+    assert record_applied_keys(tmp_path, apps.get_model) == 6
+    assert SeedKey.objects.filter(kind="cloudoffer", object_id__isnull=True).exists()
+    report = load_catalog(tmp_path)
+    assert report.created == {}
+    assert list(LLMModel.objects.values_list("slug", flat=True)) == ["renamed-llama"]

@@ -238,3 +238,20 @@ def test_the_own_hardware_form_opens_empty_without_errors(client):
     assert 'name="memory_gb"' in body
     described = client.get("/en/report/llama-3-1-8b-instruct/custom/?memory_gb=24")  # half described: the messages
     assert described.status_code == 400 and "This field is required" in described.content.decode()
+
+
+def test_promoting_twice_skips_the_promoted_config_and_unnamed_configs_get_distinct_names(admin_client, client):
+    for layers in (30, 31):  # no _name_or_path: both were "Custom model"
+        client.post("/en/config/", {"config_text": json.dumps({**LLAMA_3_1_8B_CONFIG, "num_hidden_layers": layers})})
+    pks = list(SubmittedConfig.objects.values_list("pk", flat=True))
+    promote = {"action": "promote", "_selected_action": pks}
+    assert admin_client.post("/admin/catalog/submittedconfig/", promote).status_code == 302
+    names = sorted(LLMModel.objects.filter(submitted_configs__isnull=False).values_list("name", flat=True))
+    # Llama-3.1-8B's shapes: 8.03e9 parameters with 32 layers; one layer holds 218,112,000 (the difference per
+    # layer count), so 30 layers: 7.59e9 → "7.59B", 31 layers: 7.81e9 → "7.81B".
+    assert [name.split(" (config ")[0] for name in names] == ["llama 7.59B", "llama 7.81B"]
+    linked = dict(SubmittedConfig.objects.values_list("pk", "promoted_to"))
+    response = admin_client.post("/admin/catalog/submittedconfig/", promote, follow=True)
+    assert "It is in the catalog already, as llama" in response.content.decode()
+    assert LLMModel.objects.filter(submitted_configs__isnull=False).count() == 2
+    assert dict(SubmittedConfig.objects.values_list("pk", "promoted_to")) == linked
