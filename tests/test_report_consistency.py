@@ -174,6 +174,21 @@ def test_a_hybrid_vllm_pool_reads_as_v0_21_counts_it(client):
     assert "as if every layer kept each of them" not in text
 
 
+def test_vllm_gemma_3_counts_the_kv_its_pool_hands_a_request(client):
+    """Gemma 3 27B under vLLM at 8K on one H100: the breakdown's KV (3.88 GiB, 52 sliding layers) was below the
+    4.38 GiB a request takes of vLLM's pool, whose groups of 10 give the sliding layers 60 slots; the fit judged the
+    4.38, so usable − required was 0.50 GiB more than the headroom shown."""
+    _, catalog = current_catalog()
+    result = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
+                      Scenario(quant="BF16", context=8192, engine="vllm", kv_dtype="f16"))
+    fit, kv = result.memory.fit, result.memory.kv
+    assert kv.total_bytes == result.memory.runtime.capacity.request_bytes == 4_705_484_800
+    assert fit.usable_bytes_per_gpu - fit.required_bytes == pytest.approx(fit.headroom_bytes)
+    text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
+    assert "Padded layer slots (vLLM groups)" in text
+    assert "vLLM groups layers 10 to a group: 52 sliding layers take 6 groups = 60 slots, 8 without a layer" in text
+
+
 def test_default_budget_buys_every_gpu_and_a_typed_budget_is_kept(client):
     """Power was counted for both GPUs of ?gpus=2 but the budget was one RTX 4090's $1,599 (break-even 54 months
     instead of 108)."""

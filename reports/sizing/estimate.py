@@ -906,6 +906,8 @@ def kv_bytes_read(kv: KvBreakdown | None, depth: int) -> float:
     ranks = kv.tp if kv.engine == "vllm" else 1
     total = 0.0
     for term in kv.terms:
+        if term.padding:
+            continue  # blocks of layer slots without a layer: held, never read
         if term.per_sequence:
             total += term.bytes / kv.batch
         else:

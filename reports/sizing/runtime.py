@@ -42,6 +42,7 @@ from .kv_cache import (
     resolve_kv_dtype,
     stage_layers,
     vllm_blocks_per_request,
+    vllm_group_size,
     vllm_model_dtype,
 )
 from .specs import ModelSpec, Scenario
@@ -530,6 +531,8 @@ def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
     from its own layers and vLLM takes the smallest pool, the fullest stage's."""
     kinds = []
     for term in kv.terms:
+        if term.padding:
+            continue  # the padded slots are the groups' own (_hybrid_capacity counts them)
         layers = stage_layers(term.layers, kv.pp)
         if term.per_sequence:
             kinds.append(_LayerKind(term.kind, layers, 0.0, term.bytes_per_rank / (term.layers * kv.batch), None))
@@ -611,9 +614,7 @@ def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes:
             # unify_kv_cache_spec_page_size: smaller pages get a proportionally larger block size.
             block_sizes[k.kind] = int(block_sizes[k.kind] * page // pages[k.kind])
     counts = [k.layers for k in kinds]
-    group_size = min(counts)
-    if max(counts) < 1.5 * min(counts):
-        group_size = max(counts)
+    group_size = vllm_group_size(counts)
     num_groups = sum(-(-count // group_size) for count in counts)
     num_blocks = int(available // page // group_size)
     per_request = sum(
