@@ -16,6 +16,7 @@ import json
 import statistics
 from pathlib import Path
 
+from bench import seed_catalog
 from bench.model_specs import alternating_sliding, every_nth, uniform_layers
 from reports.sizing.config_parser import parse_config
 from reports.sizing.errors import SizingError
@@ -209,11 +210,26 @@ def _kv_measured_token_rows() -> list[dict]:
     """Tokens from a logged KV budget: tests the per-token page model alone."""
     spec = SPECS["Qwen3-235B-A22B"]
     kv = kv_cache(spec, Scenario(engine="vllm", kv_dtype="bf16", gpus=4))
-    capacity = vllm_kv_capacity(kv, 8.11 * GIB, max_model_len=40960, max_num_batched_tokens=8192)
+    # Both logs predate v0.21 (2025-07 and 2025-10), whose token figure is num_blocks × block size for one group.
+    capacity = vllm_kv_capacity(kv, 8.11 * GIB, max_model_len=40960, max_num_batched_tokens=8192,
+                                vllm_version=(0, 10))
     rows = [_row("Qwen3-235B TP4 vLLM tokens from 8.11 GiB", 178880, capacity.kv_tokens, "vllm#21348")]
     qwen14 = kv_cache(SPECS["Qwen3-14B"], Scenario(engine="vllm", kv_dtype="bf16", context=32768))
-    capacity = vllm_kv_capacity(qwen14, 6.51 * GIB, max_model_len=32768, max_num_batched_tokens=8192)
+    capacity = vllm_kv_capacity(qwen14, 6.51 * GIB, max_model_len=32768, max_num_batched_tokens=8192,
+                                vllm_version=(0, 11))
     rows.append(_row("Qwen3-14B vLLM tokens from 6.51 GiB", 42656, capacity.kv_tokens, "vllm_memory.csv V1 (2025-10)"))
+    # kv_measured.csv: "Qwen3.8-27B-FP8" (16 of 64 layers full attention, 4 KV heads × 256, fp8 KV) on 2 × RTX 3090,
+    # TP2, 0.92, max_model_len 131,072, vLLM 0.27.1: 302,921 tokens, 2.31x, pool 4.99 GiB per GPU. Its config is not
+    # published; Qwen3.5-27B (catalog) has that layout and stands in for its delta-net state. The v0.21 figure is
+    # max_concurrency × max_model_len; the row's 90 blocks per request (302,921 = int(208 / 90 × 131,072)) are 3 more
+    # than the 84 + 3 modelled: two pages per delta-net group, prefix caching's "align" mode (vllm#50991 made it the
+    # default for hybrid models after v0.21), which is not modelled.
+    hybrid = kv_cache(seed_catalog.model("qwen3-5-27b"), Scenario(engine="vllm", kv_dtype="fp8", gpus=2, context=131072,
+                                                      quant="FP8"), max_num_batched_tokens=2048)
+    capacity = vllm_kv_capacity(hybrid, 4.99 * GIB, max_model_len=131072, max_num_batched_tokens=2048)
+    rows.append(_row("Qwen3.8-27B TP2 vLLM tokens from 4.99 GiB (Qwen3.5-27B shapes)", 302921, capacity.kv_tokens,
+                     "kv_measured.csv (mitchross/talos-argocd-proxmox#1995, v0.27.1); prefix-caching align mode "
+                     "not modelled"))
     sglang_k = 367404 * kv.bytes_per_token_per_rank / 2 / GIB
     rows.append(_row("Qwen3-235B TP4 SGLang K size GiB at 367,404 tokens", 8.23, sglang_k, "vllm#21348 (SGLang)"))
     return rows

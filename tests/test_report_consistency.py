@@ -135,13 +135,16 @@ def test_context_chart_under_automatic_offload_says_it_plots_without_it(client):
 
 def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
     """vLLM refuses a context when one request needs more KV memory than the pool (check_enough_kv_cache_memory).
-    Its "GPU KV cache size: N tokens" line divides by the KV groups: for Gemma 3 (6 groups) N is far below one
-    131,072-token request although the request fits, so the old note said "vLLM refuses" on a page that fits."""
+    Before v0.21 its "GPU KV cache size: N tokens" line divided by the KV groups: for Gemma 3 (7 groups) N was far
+    below one 131,072-token request although the request fits, so the old note said "vLLM refuses" on a page that
+    fits. The modelled v0.21 prints max_concurrency × max_model_len, which agrees with the verdict."""
     _, catalog = current_catalog()
     result = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
                       Scenario(quant="BF16", context=131_072, engine="vllm", kv_dtype="f16"))
-    assert result.kv_tokens_capacity < 131_072  # what vLLM's log line would say
+    capacity = result.memory.runtime.capacity
+    assert capacity.block_tokens < 131_072  # what a log before v0.21 would say
     assert result.memory.runtime.max_concurrency > 1  # but one request fits
+    assert result.kv_tokens_capacity == int(capacity.max_concurrency * 131_072) > 131_072  # and v0.21's line says so
     assert result.fit.verdict != "exceeds"
     assert not [n for n in result.warnings if n.code.startswith("vllm_kv_pool")]
     assert [n.code for n in result.warnings] == ["vllm_vision_encoder"]  # Gemma 3 is a vision-language model
@@ -154,6 +157,36 @@ def test_vllm_refusal_follows_max_concurrency_not_the_logged_token_count():
     assert two.fit.verdict == result.fit.verdict
     assert [n.code for n in two.warnings] == ["vllm_vision_encoder", "vllm_kv_pool_below_batch"]
     assert two.aggregate_decode.batch == 1
+
+
+def test_a_hybrid_vllm_pool_reads_as_v0_21_counts_it(client):
+    """v0.21 prints "GPU KV cache size" as max_concurrency × max_model_len, so the page's pool is the sequences it
+    holds times the context; the sentence under it said vLLM counts the tokens "as if every layer kept each of
+    them", which described the num_blocks // groups figure of v0.20 and before."""
+    _, catalog = current_catalog()
+    result = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
+                      Scenario(quant="BF16", context=131_072, engine="vllm", kv_dtype="f16"))
+    tokens = int(result.memory.runtime.capacity.max_concurrency * 131_072)
+    text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&context=131072"))
+    assert f"a pool of {tokens:,} tokens" in text
+    assert ("vLLM counts those tokens as the sequences its pool holds at full context times the context; its "
+            "sliding-window and recurrent layers keep a fixed number of tokens however long a request grows") in text
+    assert "as if every layer kept each of them" not in text
+
+
+def test_vllm_gemma_3_counts_the_kv_its_pool_hands_a_request(client):
+    """Gemma 3 27B under vLLM at 8K on one H100: the breakdown's KV (3.88 GiB, 52 sliding layers) was below the
+    4.38 GiB a request takes of vLLM's pool, whose groups of 10 give the sliding layers 60 slots; the fit judged the
+    4.38, so usable − required was 0.50 GiB more than the headroom shown."""
+    _, catalog = current_catalog()
+    result = estimate(catalog.model("gemma-3-27b-it"), catalog.hardware["h100-80gb-sxm"],
+                      Scenario(quant="BF16", context=8192, engine="vllm", kv_dtype="f16"))
+    fit, kv = result.memory.fit, result.memory.kv
+    assert kv.total_bytes == result.memory.runtime.capacity.request_bytes == 4_705_484_800
+    assert fit.usable_bytes_per_gpu - fit.required_bytes == pytest.approx(fit.headroom_bytes)
+    text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16"))
+    assert "Padded layer slots (vLLM groups)" in text
+    assert "vLLM groups layers 10 to a group: 52 sliding layers take 6 groups = 60 slots, 8 without a layer" in text
 
 
 def test_default_budget_buys_every_gpu_and_a_typed_budget_is_kept(client):

@@ -906,6 +906,8 @@ def kv_bytes_read(kv: KvBreakdown | None, depth: int) -> float:
     ranks = kv.tp if kv.engine == "vllm" else 1
     total = 0.0
     for term in kv.terms:
+        if term.padding:
+            continue  # blocks of layer slots without a layer: held, never read
         if term.per_sequence:
             total += term.bytes / kv.batch
         else:
@@ -1453,8 +1455,9 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
     if scenario.engine == "vllm":
         # vLLM refuses to start when one request at max_model_len needs more KV memory than the pool
         # (kv_cache_utils.check_enough_kv_cache_memory) and logs "Maximum concurrency for L tokens per request".
-        # Both count pages per request; the "GPU KV cache size: N tokens" line (capacity) divides the blocks by
-        # the number of KV groups, so for sliding-window and hybrid models N is far below what one request needs.
+        # Both count pages per request, and so does v0.21's "GPU KV cache size: N tokens" line (capacity
+        # = max_concurrency × max_model_len); before v0.21 it divided the blocks by the number of KV groups, so for
+        # sliding-window and hybrid models N was far below what one request needs (runtime.vllm_printed_kv_tokens).
         concurrency = plan.runtime.max_concurrency
         if plan.fit.verdict == "exceeds":
             notes.append(Note("vllm_will_not_start",

@@ -114,6 +114,9 @@ class KvTerm:
     # A decode step reads at most this many tokens' worth of a growing term (DeepSeek-V4 CSA: the indexer's top-k
     # compressed entries, top-k × ratio tokens); None = all it holds. Memory is not capped by it.
     read_tokens_cap: int | None = None
+    # vLLM's hybrid allocator: blocks a padded layer group holds for layer slots it has no layer for (kind
+    # "group_padding"; vllm_group_padding_terms). Held in the pool, never read; not a layer kind of its own.
+    padding: bool = False
 
 
 # Accelerators one server joins on its scale-up fabric: NVIDIA's HGX baseboards (H100, H200, B200, B300) hold 8 GPUs,
@@ -228,6 +231,7 @@ def _kv_cache(
         mnbt = max_num_batched_tokens or scenario.max_num_batched_tokens or VLLM_DEFAULT_MAX_NUM_BATCHED_TOKENS
         terms = (_vllm_dsv4_terms(spec, scenario, tp) if spec.compressed_attention is not None
                  else _vllm_terms(spec, scenario, kv_dtype, tp, mnbt))
+        terms += vllm_group_padding_terms(terms, tp=tp, pp=pp, batch=scenario.batch)
         ranks = tp
     else:
         terms = (_llama_cpp_dsv4_terms(spec, scenario, kv_dtype) if spec.compressed_attention is not None
@@ -243,8 +247,8 @@ def _kv_cache(
         # Layer split: each GPU keeps the cache of its own layers; assume an even split.
         per_rank = total / ranks
         rank_share = 1
-    growing = [t for t in terms if t.window_tokens is None and not t.per_sequence]
-    windowed = [t for t in terms if t.window_tokens is not None]
+    growing = [t for t in terms if t.window_tokens is None and not t.per_sequence and not t.padding]
+    windowed = [t for t in terms if t.window_tokens is not None and not t.padding]
     return KvBreakdown(
         engine=engine,
         kv_dtype=kv_dtype,
@@ -770,6 +774,48 @@ def _vllm_terms(spec: ModelSpec, scenario: Scenario, kv_dtype: str, tp: int, mnb
                               ssm_dtype_note=f"recurrent state in {ssm_dtype}, as vLLM's config hook for this "
                                              "model sets mamba_ssm_cache_dtype from its config")
     return terms
+
+
+def vllm_group_size(layer_counts: list[int]) -> int:
+    """Layers per KV cache group of vLLM's hybrid allocator (kv_cache_utils._get_kv_cache_groups_uniform_page_size):
+    the smallest count of a layer kind, or the largest when no kind has 1.5 × the layers of another; every kind is
+    split into groups of that many layer slots, the last group of a kind padded."""
+    group_size = min(layer_counts)
+    if max(layer_counts) < 1.5 * min(layer_counts):
+        group_size = max(layer_counts)
+    return group_size
+
+
+def vllm_group_padding_terms(terms: list[KvTerm], *, tp: int, pp: int, batch: int) -> list[KvTerm]:
+    """The layer slots vLLM reserves blocks for beyond a model's layers. Its hybrid allocator (attention kinds of
+    different windows; get_kv_cache_config_from_groups) splits each kind into groups of vllm_group_size layers, and
+    a request takes its kind's blocks in every slot of a group: Gemma 3 27B's 52 sliding layers fill 6 groups of 10,
+    so each request holds sliding-window blocks for 60 slots (runtime.VllmKvCapacity.request_bytes; the 15,998-block
+    pool of its v0.19 log, bench/data/vllm_memory.csv, is sized that way). Attention-only hybrids here: a model with
+    recurrent state pads its pages as well (runtime._hybrid_capacity), which this does not count."""
+    attention = [t for t in terms if not t.per_sequence and t.layers]
+    if len(attention) < 2 or len(attention) != len(terms) or all(t.window_tokens is None for t in attention):
+        return []  # one group of every layer (UniformTypeKVCacheSpecs), or state pages this does not pad
+    counts = [stage_layers(t.layers, pp) for t in attention]
+    group = vllm_group_size(counts)
+    padding = []
+    for term, count in zip(attention, counts):
+        groups = -(-count // group)
+        slots = groups * group - count
+        if not slots:
+            continue
+        per_rank = term.bytes_per_token_per_layer * slots * pp * term.cells * batch
+        stage = f" on each of {pp} pipeline stages" if pp > 1 else ""
+        padding.append(KvTerm(
+            kind="group_padding", layers=slots * pp, bytes_per_token_per_layer=term.bytes_per_token_per_layer,
+            cells=term.cells, bytes=per_rank * tp, bytes_per_rank=per_rank, window_tokens=term.window_tokens,
+            padding=True,
+            explanation=(f"vLLM groups layers {group} to a group: {count} {term.kind} layers{stage} take {groups} "
+                         f"groups = {groups * group} slots, {slots} without a layer × "
+                         f"{grouped(term.bytes_per_token_per_layer)} B/token/GPU × {grouped(term.cells)} tokens × "
+                         f"{sequences(batch)}{times_gpus(tp)}"),
+            inputs={"group_size": group, "kind": term.kind, "layers": count, "groups": groups, "slots": slots}))
+    return padding
 
 
 def _vllm_mla_terms(spec: ModelSpec, kv_dtype: str, tp: int, context: int, batch: int) -> list[KvTerm]:

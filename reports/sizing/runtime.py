@@ -24,7 +24,7 @@ reproduce logs of versions that kept graphs outside the budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import ceil
 
 from .errors import SizingError
@@ -42,6 +42,7 @@ from .kv_cache import (
     resolve_kv_dtype,
     stage_layers,
     vllm_blocks_per_request,
+    vllm_group_size,
     vllm_model_dtype,
 )
 from .specs import ModelSpec, Scenario
@@ -125,6 +126,16 @@ VLLM_NON_TORCH_TP = 2.1 * GIB
 VLLM_GRAPH_BASE = 0.51 * GIB
 VLLM_GRAPH_PER_LAYER = 0.0135 * GIB
 VLLM_GRAPH_REFERENCE_SIZES = 51
+# "GPU KV cache size: N tokens". Up to v0.20 _report_kv_cache_config (vllm/v1/core/kv_cache_utils.py) printed
+# num_blocks // len(kv_cache_groups) × the smallest block size, which for hybrid models counts a pool's tokens as if
+# every KV group kept each of them (vllm#40691, v0.19.0: Qwen3.5-27B 290,864 tokens beside "33.04x" at 32,768).
+# v0.21 prints int(max_concurrency × max_model_len) (get_kv_cache_capacity: max_concurrency = num_blocks / the blocks
+# one request at max_model_len takes, summed over the groups, get_max_concurrency_for_kv_cache_config); the diff was
+# proposed in vllm#38364 and vllm#40694. Dated by the logs: vllm#43308 (Gemma 4 31B, the same ~50 GB pool: ~55k tokens
+# under v0.20.0, ~525k under v0.21.0) and vllm#42206 (merged 2026-05-10: "the startup log already reports the correct
+# group-aware KV cache capacity"); v0.27.1 logs 302,921 tokens at 2.31x of 131,072 (kv_measured.csv, Qwen3.8-27B TP2,
+# mitchross/talos-argocd-proxmox#1995). The PR that merged it was not identified.
+VLLM_TOKENS_FROM_CONCURRENCY_SINCE = (0, 21)
 # vLLM attention backends need the KV block size to be a multiple of this when it is enlarged for hybrid
 # Mamba models (HybridAttentionMambaModelConfig.verify_and_update_config; FlashAttention alignment 16).
 VLLM_KERNEL_BLOCK_ALIGNMENT = 16
@@ -148,9 +159,10 @@ class VllmKvCapacity:
     num_groups: int  # KV cache groups (block tables)
     num_blocks: int
     blocks_per_request: int  # at max_model_len
-    kv_tokens: int  # "GPU KV cache size: N tokens" (num_blocks // groups × block_size)
+    kv_tokens: int  # "GPU KV cache size: N tokens" as the modelled version prints it (vllm_printed_kv_tokens)
     max_concurrency: float  # "Maximum concurrency for L tokens per request"
     block_bytes: float = 0.0  # what one block of the pool costs (all the layers it serves)
+    block_tokens: int = 0  # num_blocks // groups × smallest block size: the figure vLLM printed before v0.21
 
     @property
     def request_bytes(self) -> float:
@@ -466,7 +478,8 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
     ]
     in_budget = sum(t.bytes for t in terms if t.in_kv_budget)
     available = requested - in_budget
-    capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt)
+    capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt,
+                                vllm_version=version)
     runtime_terms = [t for t in terms if t.name != "weights"]
     return _breakdown("vllm", runtime_terms, vllm_version=version, max_num_seqs=max_num_seqs,
                       max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity,
@@ -518,6 +531,8 @@ def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
     from its own layers and vLLM takes the smallest pool, the fullest stage's."""
     kinds = []
     for term in kv.terms:
+        if term.padding:
+            continue  # the padded slots are the groups' own (_hybrid_capacity counts them)
         layers = stage_layers(term.layers, kv.pp)
         if term.per_sequence:
             kinds.append(_LayerKind(term.kind, layers, 0.0, term.bytes_per_rank / (term.layers * kv.batch), None))
@@ -526,9 +541,27 @@ def _vllm_layer_kinds(kv: KvBreakdown) -> list[_LayerKind]:
     return kinds
 
 
-def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: int,
-                     max_num_batched_tokens: int) -> VllmKvCapacity:
-    """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank."""
+def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: int, max_num_batched_tokens: int,
+                     vllm_version: tuple[int, int] = VLLM_MODELLED_VERSION) -> VllmKvCapacity:
+    """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank; the token figure
+    is what ``vllm_version`` prints (vllm_printed_kv_tokens)."""
+    capacity = _vllm_kv_capacity(kv, available_bytes, max_model_len, max_num_batched_tokens)
+    capacity = replace(capacity, block_tokens=capacity.kv_tokens)  # the capacity functions count the old figure
+    return replace(capacity, kv_tokens=vllm_printed_kv_tokens(capacity, max_model_len, vllm_version))
+
+
+def vllm_printed_kv_tokens(capacity: VllmKvCapacity, max_model_len: int, version: tuple[int, int]) -> int:
+    """The "GPU KV cache size: N tokens" of ``version`` (VLLM_TOKENS_FROM_CONCURRENCY_SINCE): from v0.21
+    int(num_blocks / blocks per request × max_model_len), in vLLM's float order; before, ``capacity.block_tokens``
+    (num_blocks // groups × block size)."""
+    if version < VLLM_TOKENS_FROM_CONCURRENCY_SINCE or not capacity.blocks_per_request:
+        return capacity.block_tokens
+    max_concurrency = capacity.num_blocks / capacity.blocks_per_request
+    return int(max_concurrency * max_model_len)
+
+
+def _vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int,
+                      max_num_batched_tokens: int) -> VllmKvCapacity:
     if kv.term("dsv4_window_state") is not None:
         return _dsv4_capacity(kv, available_bytes, max_model_len)
     kinds = _vllm_layer_kinds(kv)
@@ -581,9 +614,7 @@ def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes:
             # unify_kv_cache_spec_page_size: smaller pages get a proportionally larger block size.
             block_sizes[k.kind] = int(block_sizes[k.kind] * page // pages[k.kind])
     counts = [k.layers for k in kinds]
-    group_size = min(counts)
-    if max(counts) < 1.5 * min(counts):
-        group_size = max(counts)
+    group_size = vllm_group_size(counts)
     num_groups = sum(-(-count // group_size) for count in counts)
     num_blocks = int(available // page // group_size)
     per_request = sum(

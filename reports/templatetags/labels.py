@@ -47,7 +47,8 @@ LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attenti
                "mamba": _("Mamba state"), "conv": _("Convolution state"),
                "dsv4_window": _("Sliding window (every layer)"), "csa": _("Compressed cache, 4× (CSA)"),
                "csa_indexer": _("Indexer keys (CSA)"), "hca": _("Compressed cache, 128× (HCA)"),
-               "dsv4_state": _("Compressor state"), "dsv4_window_state": _("Sliding window and compressor state")}
+               "dsv4_state": _("Compressor state"), "dsv4_window_state": _("Sliding window and compressor state"),
+               "group_padding": _("Padded layer slots (vLLM groups)")}
 
 
 # The qualifiers the providers' instance names carry in the catalog (CloudOffer.instance, English as the providers

@@ -366,3 +366,29 @@ def test_vllm_beyond_one_server_caches_each_stages_layers(model, per_layer, laye
     assert one_server.per_rank_bytes == per_layer * layers * context
     assert two.per_rank_bytes == per_layer * -(-layers // 2) * context  # the fuller stage: 31 of DeepSeek's 61
     assert two.bytes_per_token_per_rank == per_layer * -(-layers // 2)
+
+
+def test_vllm_counts_the_padded_slots_of_its_layer_groups():
+    # vLLM's hybrid allocator groups Gemma 3 27B's layers 10 to a group (its 10 full-attention layers): the 52
+    # sliding layers fill 6 groups = 60 slots, and a request holds sliding-window blocks in all of them.
+    # bf16, one GPU, 8,192 tokens, max_num_batched_tokens 8,192: 2 × 16 kv heads × 128 × 2 B = 8,192 B/token/layer;
+    # sliding cells (cdiv(min(1,023 + 8,192, 8,192), 16) + 1) × 16 = 8,208; padding 8 slots × 8,192 × 8,208
+    # = 537,919,488 B. All together (10 × 8,192 + 60 × 8,208) × 8,192 B = 4,705,484,800 B = 3,590 blocks × 16 tokens
+    # × 8,192 B × 10 layers, what one request takes of the pool (runtime.VllmKvCapacity.request_bytes).
+    from reports.sizing.runtime import vllm_kv_capacity
+
+    kv = kv_cache(GEMMA_3_27B, vllm(context=8192), max_num_batched_tokens=8192)
+    padding = kv.term("group_padding")
+    assert (padding.layers, padding.cells, padding.bytes) == (8, 8208, 537_919_488)
+    assert kv.total_bytes == kv.per_rank_bytes == 4_705_484_800
+    assert kv.bytes_per_token == 10 * 8192 and kv.windowed_bytes_per_token == 52 * 8192  # padding is never read
+    capacity = vllm_kv_capacity(kv, 20 * 2**30, max_model_len=8192, max_num_batched_tokens=8192)
+    assert (capacity.group_size, capacity.num_groups) == (10, 7)  # the groups do not count the padding twice
+    assert capacity.request_bytes == kv.per_rank_bytes
+    # Gemma 3 4B: 5 full, 29 sliding → 6 groups of 5 = 30 slots, 1 padded: 2 × 4 × 256 × 2 B × 8,208 = 33,619,968 B.
+    from bench.model_specs import GEMMA_3_4B
+    small = kv_cache(GEMMA_3_4B, vllm(context=8192), max_num_batched_tokens=8192)
+    assert (small.term("group_padding").layers, small.term("group_padding").bytes) == (1, 33_619_968)
+    # llama.cpp keeps no groups; a uniform vLLM model has one group of every layer.
+    assert kv_cache(GEMMA_3_27B, Scenario(context=8192)).term("group_padding") is None
+    assert kv_cache(LLAMA_3_1_8B, vllm(context=8192)).term("group_padding") is None

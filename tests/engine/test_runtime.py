@@ -1,6 +1,7 @@
 """Engine runtime memory: llama.cpp buffers against CI logs, vLLM budget and KV capacity against start-up logs."""
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from reports.sizing.runtime import (
     runtime_memory,
     vllm_activation_peak,
     vllm_capture_sizes,
+    vllm_kv_capacity,
+    vllm_printed_kv_tokens,
     vllm_scheduler_defaults,
 )
 from reports.sizing.specs import AttentionShape, LayerSpec, ModelSpec, Scenario
@@ -178,8 +181,45 @@ def test_vllm_gemma_3_27b_hybrid_groups():
     assert (capacity.group_size, capacity.num_groups, capacity.page_bytes) == (10, 7, 131072)
     assert capacity.num_blocks == 15998
     assert capacity.blocks_per_request == 512 + 6 * 513
-    assert capacity.kv_tokens == 36_560
+    assert capacity.kv_tokens == capacity.block_tokens == 36_560
     assert capacity.max_concurrency == pytest.approx(4.456, abs=0.001)
+
+
+def test_vllm_0_21_prints_max_concurrency_times_max_model_len():
+    # The same pool as above under v0.21's "GPU KV cache size" line (runtime.VLLM_TOKENS_FROM_CONCURRENCY_SINCE):
+    # int(15,998 / 3,590 × 8,192) = int(36,505.74) = 36,505 tokens, where v0.19 printed 15,998 // 7 × 16 = 36,560.
+    scenario = Scenario(engine="vllm", kv_dtype="auto", context=8192, gpu_memory_utilization=0.95)
+    kv = kv_cache(GEMMA3_27B, scenario, max_num_batched_tokens=8192)
+    available = 0.95 * H100 - 51.45 * GIB - 1024 * 262208 * 16 - 0.25 * GIB
+    old = vllm_kv_capacity(kv, available, max_model_len=8192, max_num_batched_tokens=8192, vllm_version=(0, 19))
+    new = vllm_kv_capacity(kv, available, max_model_len=8192, max_num_batched_tokens=8192, vllm_version=(0, 21))
+    assert (old.num_blocks, old.blocks_per_request) == (new.num_blocks, new.blocks_per_request) == (15_998, 3_590)
+    assert old.kv_tokens == 36_560
+    assert new.kv_tokens == 36_505 and new.block_tokens == 36_560
+    assert vllm_kv_capacity(kv, available, max_model_len=8192, max_num_batched_tokens=8192).kv_tokens == 36_505
+
+
+def test_vllm_hybrid_delta_net_row_of_v0_27():
+    # kv_measured.csv (mitchross/talos-argocd-proxmox#1995, vLLM 0.27.1): "Qwen3.8-27B-FP8", 16 of 64 layers full
+    # attention (4 KV heads × 256), fp8 KV, 2 × RTX 3090 TP2, max_model_len 131,072: pool 4.99 GiB per GPU,
+    # "GPU KV cache size: 302,921 tokens", 2.31x. Its config is not published; Qwen3.5-27B has the layout.
+    # Per rank: attention 2 heads × (256 + 256) × 1 B = 1,024 B/token/layer; a delta-net layer's state (conv bf16
+    # 61,440 B + state f32 3,145,728 B, test_kv_cache) = 3,207,168 B / 2 ranks = 1,603,584 B. Attention block enlarged
+    # to hold it: 16 × ⌈1,603,584 / (16 × 1,024)⌉ = 1,568 tokens, page 1,568 × 1,024 = 1,605,632 B. Groups of 16 layers:
+    # 1 full + 3 delta-net = 4. Blocks ⌊4.99 GiB / 1,605,632 B / 16⌋ = ⌊208.56⌋ = 208. Per request at 131,072:
+    # ⌈131,072 / 1,568⌉ = 84 + 3 × 1 state page = 87 → int(208 / 87 × 131,072) = 313,367 (v0.21; v0.19 printed
+    # 208 // 4 × 1,568 = 81,536). The log's 302,921 = int(208 / 90 × 131,072): 2 pages per delta-net group, prefix
+    # caching's "align" mode (default for hybrid models since vllm#50991, after the modelled v0.21; not modelled).
+    from bench.seed_catalog import model
+    kv = kv_cache(model("qwen3-5-27b"), Scenario(engine="vllm", kv_dtype="fp8", gpus=2, context=131_072, quant="FP8"),
+                  max_num_batched_tokens=2048)
+    capacity = vllm_kv_capacity(kv, 4.99 * GIB, max_model_len=131_072, max_num_batched_tokens=2048)
+    assert (capacity.page_bytes, capacity.group_size, capacity.num_groups) == (1_605_632, 16, 4)
+    assert (capacity.num_blocks, capacity.blocks_per_request) == (208, 87)
+    assert capacity.kv_tokens == 313_367 and capacity.block_tokens == 81_536
+    align = replace(capacity, blocks_per_request=84 + 3 * 2)
+    assert vllm_printed_kv_tokens(align, 131_072, (0, 27)) == 302_921  # the log, to the token
+    assert vllm_printed_kv_tokens(align, 131_072, (0, 19)) == capacity.block_tokens
 
 
 def test_vllm_activation_forward_floor_for_small_vocab():
