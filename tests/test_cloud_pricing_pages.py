@@ -74,3 +74,16 @@ def test_a_small_cost_keeps_three_significant_digits(client):
     digits = cost.group(1).split(".")[1].lstrip("0")
     assert len(digits) == 3
     assert "Priced at the decode speed with 4K tokens cached per stream, half the 8K context" in text
+
+
+@pytest.mark.parametrize("slug, watts", [("rtx-a6000", 300), ("a40-48gb", 300), ("l20-48gb", 275),
+                                         ("a800-80gb-sxm", 400), ("h800-80gb-sxm", 700),
+                                         ("radeon-ai-pro-r9700-32gb", 300)])
+def test_a_published_power_draw_is_used(client, slug, watts):
+    # Each seeded with its cited source (catalog/seed/accelerators.json spec_sources); the pages said "No power
+    # draw is published" and left power out of the break-even.
+    _, catalog = current_catalog()
+    assert catalog.hardware[slug].tdp_w == watts
+    text = text_of(client, f"/en/report/llama-3-1-8b-instruct/{slug}/")
+    assert "No power draw is published for this hardware" not in text
+    assert f"{watts} W at $0.175/kWh" in text
