@@ -87,3 +87,18 @@ def test_a_published_power_draw_is_used(client, slug, watts):
     text = text_of(client, f"/en/report/llama-3-1-8b-instruct/{slug}/")
     assert "No power draw is published for this hardware" not in text
     assert f"{watts} W at $0.175/kWh" in text
+
+
+def test_the_prefill_explanation_multiplies_out_to_its_speed(client):
+    # Llama 3.1 8B Q4_K_M on an H100: peak × efficiency × GEMM-width factor / (weights' + attention FLOP per token)
+    # is the arithmetic rate the sentence states (the page said "15 B FLOP per token on 330.3 TFLOPS at 51 %", which
+    # multiplies out to ~11,230 tok/s beside 8,820).
+    text = text_of(client, "/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/")
+    m = re.search(r"([\d.]+) B FLOP per token for the weights .+? and ([\d.]+) B FLOP of attention over the prompt, on "
+                  r"([\d,.]+) TFLOPS peak at (\d+) ?% efficiency, times ([\d.]+) because a micro-batch of ([\d,]+) "
+                  r"tokens .+?: ~([\d,.]+) tok/s of arithmetic", text)
+    assert m, text[text.index("Prefill speed"):][:700]
+    weights, attention, tflops, eff, factor, rows, rate = m.groups()
+    computed = float(tflops.replace(",", "")) * 1e12 * int(eff) / 100 * float(factor) / (
+        (float(weights) + float(attention)) * 1e9)
+    assert computed == pytest.approx(float(rate.replace(",", "")), rel=0.02)  # rounding of the shown figures
