@@ -464,6 +464,13 @@ class CloudOffer(SeededModel):
         help_text=_("Month: the source names only the month; enter the 1st and the site shows the month."))
     url = models.URLField(_("deploy URL"), blank=True)
     source = models.TextField(_("source"))
+    # A rate its own source does not support (the seed pages' Vast.ai 8× A100 at $3.54/h = $0.44 per GPU-hour, half
+    # the lowest A100 spot rate in the price data): shown in the tables with this doubt, never picked as the
+    # cheapest offer (cost per 1M tokens, rent vs. buy, the cloud recommendation).
+    price_doubt = models.TextField(
+        _("price doubt"), blank=True,
+        help_text=_("Why the rate is not confirmed by its source. An offer with a doubt is listed but never "
+                    "picked as the cheapest, and the page shows it as unconfirmed instead of verified."))
     is_active = models.BooleanField(_("active"), default=True)
 
     class Meta:
@@ -485,6 +492,11 @@ class CloudOffer(SeededModel):
         if self.verified_precision == DatePrecision.MONTH and self.verified and self.verified.day != 1:
             raise ValidationError({"verified": _("A date known only by its month is entered as the 1st of the month "
                                                  "(%(date)s).") % {"date": self.verified.replace(day=1).isoformat()}})
+
+    @property
+    def hourly_usd_per_gpu(self) -> Decimal:
+        """The instance's hourly rate per GPU (the hardware page's sort key and column)."""
+        return self.hourly_usd / self.gpu_count
 
     @property
     def verified_month_only(self) -> bool:

@@ -184,7 +184,8 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
             "provider": row["provider"], "instance": row["instance"], "accelerator": accelerator,
             "gpu_count": row.get("gpu_count", 1),
         }, {"hourly_usd": row["hourly_usd"], "billing": _text(row, "billing"), "verified": row["verified"],
-            "verified_precision": row.get("verified_precision", "day"), "url": _text(row, "url"), "source": row["source"], "is_active": row.get("is_active", True)})
+            "verified_precision": row.get("verified_precision", "day"), "url": _text(row, "url"), "source": row["source"], "price_doubt": _text(row, "price_doubt"),
+            "is_active": row.get("is_active", True)})
     return report
 
 

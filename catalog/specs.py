@@ -82,4 +82,5 @@ def offer_spec(row: CloudOffer) -> CloudOfferSpec:
         provider=row.provider, instance=row.instance, accelerator_slug=row.accelerator.slug,
         gpu_count=row.gpu_count, hourly_usd=float(row.hourly_usd), billing=row.billing,
         verified=row.verified.isoformat(), verified_month_only=row.verified_month_only, url=row.url,
+        price_doubt=row.price_doubt,
     )

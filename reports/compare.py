@@ -11,7 +11,7 @@ from reports.engine_messages import sizing_error_text
 from reports.estimates import CatalogSnapshot
 from reports.forms import ConfiguratorForm, scenario_query
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import Estimate, engine_usable_bytes
+from reports.sizing.estimate import Estimate, cost_depth, decode_speeds, engine_usable_bytes
 from reports.sizing.economics import cost_per_million_tokens, fleet_power_w, price_per_usable_gb
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
@@ -89,10 +89,14 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
             error = ""
         except SizingError as exc:
             estimate, error = None, sizing_error_text(exc)
-        offer = min((o for o in catalog.offers if o.accelerator_slug == choice.slug and o.gpu_count == choice.count),
-                    key=lambda o: o.hourly_usd, default=None)
-        cost = (cost_per_million_tokens(estimate.decode.tokens_per_s, offer.hourly_usd)
-                if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs else None)
+        offer = min((o for o in catalog.offers if o.confirmed and o.accelerator_slug == choice.slug
+                     and o.gpu_count == choice.count), key=lambda o: o.hourly_usd, default=None)
+        cost = None
+        if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs:
+            # Priced as the report's cost card: one stream with half the context cached (estimate.cost_depth).
+            at_depth = replace(estimate.scenario, depth=cost_depth(estimate.scenario))
+            decode, _ = decode_speeds(model, hardware, at_depth, estimate.memory, estimate.params)
+            cost = cost_per_million_tokens(decode.tokens_per_s, offer.hourly_usd)
         # What the engine uses of each GPU: under vLLM its --gpu-memory-utilization budget.
         price = price_per_usable_gb(price_usd=hardware.price_usd, gpus=choice.count,
                                     usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))

@@ -20,6 +20,7 @@ Dates repeat across a page (offer verification dates), so each (date, language) 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from decimal import Decimal, localcontext
 from functools import lru_cache
 
@@ -212,6 +213,23 @@ def usd(value: float | None, language: str, digits: int = 2) -> str | None:
     if value is None:
         return None
     return _usd_formatter(language, digits).format(value)
+
+
+# Significant digits of a small per-unit price (cost per 1M tokens): 2 decimals turned $0.0386 into "$0.04", a
+# rounding of 4 %, and two costs 30 % apart into the same figure.
+USD_RATE_SIGNIFICANT = 3
+USD_RATE_MAX_DECIMALS = 6
+
+
+def usd_rate(value: float | None, language: str) -> str | None:
+    """A per-unit price: cents as usd() gives them, and below $1 at least USD_RATE_SIGNIFICANT significant digits
+    (en: $0.0386, $0.827, $12.18; de: 0,0386 $)."""
+    if value is None:
+        return None
+    digits = 2
+    if 0 < abs(value) < 1:
+        digits = min(USD_RATE_MAX_DECIMALS, max(2, USD_RATE_SIGNIFICANT - 1 - math.floor(math.log10(abs(value)))))
+    return usd(value, language, digits)
 
 
 @lru_cache(maxsize=32)

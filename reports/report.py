@@ -23,7 +23,7 @@ from reports.forms import (
     engine_backend_labels, field_for_error, scenario_query,
 )
 from reports.launch import HF_MAX_FILE_BYTES, LaunchCommand, llama_cpp_command, vllm_command
-from reports.sizing.economics import DAYS_PER_MONTH, RentVsBuy, monthly_cloud_cost
+from reports.sizing.economics import DAYS_PER_MONTH, RentComparison, RentVsBuy, monthly_cloud_cost, rent_comparison
 from reports.sizing.finetune import FinetuneOptions
 from reports.sizing.fit import usable_bytes, usable_factor
 from reports.sizing.errors import SizingError
@@ -502,25 +502,40 @@ class ReportPage:
         return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus, offload_pct=None))
 
     @cached_property
+    def rent_comparison(self) -> RentComparison | None:
+        """What the purchase (this accelerator × the configuration's GPU count) is compared with: renting the same,
+        else the offer where a token costs least for the same tokens (economics.rent_comparison)."""
+        e = self.estimate
+        if e is None:
+            return None
+        # Where it does not run, only the same hardware compares (the card then says there is no break-even).
+        return rent_comparison(self.catalog.offers, accelerator_slug=self.hardware.slug, gpus=e.scenario.gpus,
+                               hours_per_day=self.cost_inputs["hours"],
+                               local_tok_s=e.cost_depth_aggregate_tok_s if self.runs_here else None,
+                               cheapest_per_token=e.batch_cost or e.cost)
+
+    @cached_property
     def rent_offer(self) -> OfferRow | None:
-        """What renting instead of buying costs: the fitting offer with the smallest monthly bill at the visitor's
-        hours (reserved capacity billed around the clock). The cost per 1M tokens may name another offer: a token
-        is cheapest where the hourly price over the speed is lowest, a month of hours where the rate is."""
-        return min(self.fitting_offers, key=lambda row: (row.monthly_usd, *offer_order(row.offer)), default=None)
+        """The table row of the offer rent vs. buy compares with (rent_comparison)."""
+        comparison = self.rent_comparison
+        if comparison is None:
+            return None
+        return next((row for row in self.offers if row.offer == comparison.offer), None)
 
     @cached_property
     def rent_vs_buy(self) -> RentVsBuy | None:
-        e, row = self.estimate, self.rent_offer
-        if row is None:
+        e, comparison = self.estimate, self.rent_comparison
+        if comparison is None:
             return None
         data = self.cost_inputs
         power = (self.hardware.tdp_w or 0.0) * e.scenario.gpus
         budget = data["budget"]
         if budget is None:
             budget = self.catalog_budget_usd
-        return RentVsBuy.compute(hourly_usd=row.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
+        return RentVsBuy.compute(hourly_usd=comparison.offer.hourly_usd, power_w=power, hardware_price_usd=budget,
                                  hours_per_day=data["hours"], usd_per_kwh=data["kwh"],
-                                 billed_hours_per_day=row.offer.billed_hours_per_day)
+                                 billed_hours_per_day=comparison.offer.billed_hours_per_day,
+                                 cloud_hours_per_local_hour=comparison.cloud_hours_per_local_hour)
 
     @cached_property
     def cost_inputs(self) -> dict[str, float | None]:

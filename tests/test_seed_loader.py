@@ -162,3 +162,30 @@ def test_a_catalog_loaded_before_seed_keys_records_them_without_recreating_delet
     report = load_catalog(tmp_path)
     assert report.created == {}
     assert list(LLMModel.objects.values_list("slug", flat=True)) == ["renamed-llama"]
+
+
+def test_a_published_value_fills_a_field_the_seed_left_empty(tmp_path):
+    # The RTX A6000, A40, L20, A800, H800 and Radeon AI PRO R9700 rows had no tdp_w; a later seed gives it. Nobody
+    # edited the empty field in the admin (it still equals the seed's snapshot), so the load fills it in.
+    seed = write_seed(tmp_path)
+    rows = json.loads((seed / "accelerators.json").read_text())
+    rows[0]["tdp_w"] = None
+    (seed / "accelerators.json").write_text(json.dumps(rows))
+    load_catalog(seed)
+    assert Accelerator.objects.get().tdp_w is None
+    rows[0]["tdp_w"] = 300
+    (seed / "accelerators.json").write_text(json.dumps(rows))
+    report = load_catalog(seed)
+    assert Accelerator.objects.get().tdp_w == 300
+    assert report.kept_admin_edits == []
+
+
+def test_a_price_doubt_is_loaded_and_keeps_the_offer_out_of_the_cheapest(tmp_path):
+    seed = write_seed(tmp_path)
+    rows = json.loads((seed / "cloud_offers.json").read_text())
+    rows[0]["price_doubt"] = "no source but the seed pages"
+    (seed / "cloud_offers.json").write_text(json.dumps(rows))
+    load_catalog(seed)
+    from catalog.specs import offer_spec
+    spec = offer_spec(CloudOffer.objects.select_related("accelerator").get())
+    assert spec.price_doubt == "no source but the seed pages" and not spec.confirmed

@@ -105,6 +105,8 @@ class ServingCost:
     batch_usd_per_mtok: float  # ``batch`` streams, aggregate decode throughput
     decode_tok_s: float = 0.0  # the speed on the offer's accelerator that single_stream_usd_per_mtok is priced at
     accelerator_name: str = ""  # the offer's accelerator (the cheapest offer may be another one than the report's)
+    aggregate_tok_s: float = 0.0  # all ``batch`` streams together on the offer: what batch_usd_per_mtok is priced at
+    depth: int = 0  # cached tokens per stream the speeds are taken at (estimate.cost_depth: half the context)
 
     @classmethod
     def on_offer(
@@ -115,6 +117,7 @@ class ServingCost:
         batch: int = 1,
         aggregate_decode_tok_s: float | None = None,
         accelerator_name: str = "",
+        depth: int = 0,
     ) -> ServingCost:
         """``aggregate_decode_tok_s`` defaults to ``decode_tok_s`` (batch 1)."""
         if batch < 1:
@@ -127,7 +130,52 @@ class ServingCost:
             batch_usd_per_mtok=cost_per_million_tokens(aggregate, offer.hourly_usd),
             decode_tok_s=decode_tok_s,
             accelerator_name=accelerator_name,
+            aggregate_tok_s=aggregate,
+            depth=depth,
         )
+
+
+@dataclass(frozen=True)
+class RentComparison:
+    """The cloud offer a purchase is compared with, and how many rented hours one hour of local use stands for."""
+
+    offer: CloudOfferSpec
+    basis: str  # "same_hardware": the purchase's accelerator × count; "same_tokens": another offer, per token
+    cloud_hours_per_local_hour: float  # 1 for the same hardware; local tok/s ÷ offer tok/s for another one
+    offer_tok_s: float | None = None  # "same_tokens": the offer's decode throughput the hours are scaled by
+
+
+def rent_comparison(
+    offers: Iterable[CloudOfferSpec],
+    *,
+    accelerator_slug: str,
+    gpus: int,
+    hours_per_day: float,
+    local_tok_s: float | None,
+    cheapest_per_token: ServingCost | None,
+) -> RentComparison | None:
+    """What buying ``gpus`` × ``accelerator_slug`` is compared with: renting the same thing, else the same tokens.
+
+    A break-even is only honest between like and like. Renting the purchase's own accelerator × count gives the same
+    memory and speed: the cheapest such offer per month at ``hours_per_day`` (reserved capacity billed 24 h/day),
+    hour for hour. Without such an offer, another instance does different work per hour (DeepSeek-V3 on one H100
+    with CPU offload decodes ~5.5 tok/s, the cheapest offer that holds it, 8 × A100, ~58.5 tok/s; Llama 3.1 8B
+    bought on an RTX 4090 was compared with an RTX 3090 rental), so the comparison is per token: the offer where a
+    token costs least (``cheapest_per_token``, the estimate's batch cost), rented
+    local tok/s ÷ offer tok/s hours for each hour of local use, i.e. as long as it takes to generate what the
+    purchase generates. None when neither exists, or the purchase has no speed to compare (it does not run).
+    Only offers whose rate is confirmed count (``CloudOfferSpec.confirmed``).
+    """
+    same = [offer for offer in offers if offer.confirmed and offer.accelerator_slug == accelerator_slug
+            and offer.gpu_count == gpus]
+    if same:
+        offer = min(same, key=lambda o: (monthly_cloud_cost(o.hourly_usd, o.billed_hours_per_day or hours_per_day),
+                                         o.hourly_usd, o.gpu_count, o.provider, o.instance))
+        return RentComparison(offer, "same_hardware", 1.0)
+    if cheapest_per_token is None or not local_tok_s or local_tok_s <= 0 or cheapest_per_token.aggregate_tok_s <= 0:
+        return None
+    return RentComparison(cheapest_per_token.offer, "same_tokens",
+                          local_tok_s / cheapest_per_token.aggregate_tok_s, cheapest_per_token.aggregate_tok_s)
 
 
 @dataclass(frozen=True)
@@ -158,6 +206,7 @@ class RentVsBuy:
         hours_per_day: float = DEFAULT_HOURS_PER_DAY,
         usd_per_kwh: float = DEFAULT_USD_PER_KWH,
         billed_hours_per_day: float | None = None,
+        cloud_hours_per_local_hour: float = 1.0,
     ) -> RentVsBuy:
         """Compare against the hourly rate of the offer the caller chose.
 
@@ -165,9 +214,16 @@ class RentVsBuy:
         offer it listed (RunPod 2× B300 at $13.88/h, not its cheapest), which flatters the purchase.
         ``billed_hours_per_day``: the offer's billed hours when they do not follow use
         (CloudOfferSpec.billed_hours_per_day: 24 for reserved capacity).
+        ``cloud_hours_per_local_hour``: RentComparison's factor (another instance than the purchase: rented for as
+        long as it takes to generate the purchase's tokens).
         """
-        cloud_hours = hours_per_day if billed_hours_per_day is None else billed_hours_per_day
-        monthly_cloud = monthly_cloud_cost(hourly_usd, cloud_hours)
+        if not cloud_hours_per_local_hour > 0:
+            raise SizingError(f"cloud_hours_per_local_hour must be positive, got {cloud_hours_per_local_hour}")
+        cloud_hours = (hours_per_day if billed_hours_per_day is None else billed_hours_per_day) \
+            * cloud_hours_per_local_hour
+        _require_non_negative(hourly_usd, "hourly_usd")
+        # monthly_cloud_cost's arithmetic; its hours stop at 24, these may not (a slower instance for a faster one).
+        monthly_cloud = hourly_usd * cloud_hours * DAYS_PER_MONTH
         monthly_power = monthly_power_cost(power_w, hours_per_day, usd_per_kwh)
         months = (
             None

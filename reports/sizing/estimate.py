@@ -63,7 +63,7 @@ from .runtime import (
     DEVICE_CONTEXT_BYTES, VLLM_LARGE_GPU_DEFAULTS, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown, llama_cpp_buffers,
     runtime_memory, vllm_scheduler_defaults,
 )
-from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
     DESKTOP_MAX_RAM_BYTES,
@@ -1093,6 +1093,9 @@ class Estimate:
     # The fitting offer where a token costs least with scenario.batch streams: at batch 1 the same as ``cost``;
     # with more streams an accelerator whose aggregate speed grows more (a larger KV pool, more bandwidth) can win.
     batch_cost: ServingCost | None = None
+    # All scenario.batch streams together on this hardware (with its offload) at cost_depth: what a purchase
+    # generates per hour, against which rent vs. buy scales another instance's hours (economics.rent_comparison).
+    cost_depth_aggregate_tok_s: float = 0.0
 
     @property
     def fit(self) -> FitResult:
@@ -1174,13 +1177,14 @@ def estimate(
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
     costs = _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
+    _, local = decode_speeds(model, hardware, replace(scenario, depth=cost_depth(scenario)), plan, params)
     cost = min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
     batch_cost = min(costs, key=lambda cost: (cost.batch_usd_per_mtok, *offer_order(cost.offer)), default=None)
     finetune = _finetune(model, params.total)
     capacity = _kv_tokens_capacity(scenario, plan)
     warnings = _warnings(model, hardware, scenario, plan, speeds, cost, offers, finetune, capacity)
     return Estimate(model, hardware, scenario, params, plan, speeds.decode, speeds.aggregate, speeds.prefill, cost,
-                    finetune, capacity, warnings, batch_cost)
+                    finetune, capacity, warnings, batch_cost, local.tokens_per_s)
 
 
 def _kv_tokens_capacity(scenario: Scenario, plan: MemoryPlan) -> int | None:
@@ -1221,11 +1225,21 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     speed). What is left is the model, the scenario without its offload and the catalog: cached on those, as
     every report of the model on another accelerator asks the same.
     """
-    offers = tuple(offers)
+    offers = confirmed_offers(offers)  # a rate its source does not support is never the cheapest
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return _costs_on_offers(model, replace(scenario, offload_pct=None), offers, catalog)
+    return _costs_on_offers(model, replace(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog)
+
+
+def cost_depth(scenario: Scenario) -> int:
+    """The cached tokens per stream a cost per 1M tokens is priced at: half the context, i.e. the mean over streams
+    that fill their context from empty to full. Decoding is memory-bound: a token's time is the weight reads plus
+    the KV reads, which grow linearly with the cached tokens (throughput.decode_speed), so the mean time per token
+    over depths 0 … context is the time at context / 2, and so is the mean cost. The empty cache priced Llama 3.1
+    8B FP8 on an H100 with 32 streams at 7,233 tok/s; with 4K of its 8K cached per stream vLLM's aggregate falls
+    to about half of that. (The visitor's --depth sets the speed cards, not the cost.)"""
+    return scenario.context // 2
 
 
 @lru_cache(maxsize=1024)
@@ -1248,7 +1262,7 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
                                           params)
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
-                                          accelerator_name=accelerator.name))
+                                          accelerator_name=accelerator.name, depth=scenario.depth))
     return tuple(costs)
 
 

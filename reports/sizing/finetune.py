@@ -46,12 +46,16 @@ time in the backward pass, so the stored activations are
 
     layers × 2·b·s·h  +  max(loss head, largest recomputed layer)
 
-without checkpointing every layer's activations stay alive together with the loss head. The loss head
-is one fp32 logits tensor, b·s·vocab × 4 B: for 128K-256K vocabularies it is the largest single tensor
-of training ("Cut Your Losses in Large-Vocabulary Language Models", Wijmans et al. 2024, reports it
-dominating memory). An unfused Hugging Face loss briefly holds up to ~2.5× that (bf16 logits, the fp32
-upcast and the log-softmax); fused/chunked cross-entropy (Liger, Unsloth, CCE) holds far less. We
-count one fp32 copy, the middle of that range.
+without checkpointing every layer's activations stay alive together with the loss head. For 128K-256K
+vocabularies the loss head holds the largest tensors of training ("Cut Your Losses in Large-Vocabulary
+Language Models", Wijmans et al. 2024, reports it dominating memory). We count Hugging Face's unfused loss,
+what a transformers + PEFT run does by default: LlamaForCausalLM.forward computes
+``logits = self.lm_head(hidden_states)`` (bf16, 2 B per logit) and passes them to ``self.loss_function``,
+i.e. ForCausalLMLoss (huggingface/transformers src/transformers/loss/loss_utils.py, v4.47.0 and later),
+which does ``logits = logits.float()`` (an fp32 copy, 4 B) and ``nn.functional.cross_entropy``, whose
+log-softmax output (fp32, 4 B) is kept for the backward pass. At the loss all three are alive:
+b·s·vocab × (2 + 4 + 4) = 10 B, 2.5 × one fp32 logits tensor. Fused/chunked cross-entropy (Liger,
+Unsloth, CCE) never materializes them and holds far less.
 
 Overhead: 1,343 MiB for the CUDA context and kernels (Hugging Face transformers docs, "Model training
 anatomy": "the kernels alone take up 1.3GB", 1-2 GB depending on GPU and CUDA version). QLoRA adds one
@@ -102,7 +106,9 @@ METHODS: tuple[Method, ...] = get_args(Method)
 BF16_BYTES = 2
 FP32_BYTES = 4
 ACTIVATION_BYTES = 2  # bf16 activations under autocast
-LOGITS_BYTES = 4  # fp32 logits at the loss (transformers ForCausalLMLoss upcasts them)
+# Bytes per logit alive at Hugging Face's unfused loss (module doc): the lm_head's bf16 logits, ForCausalLMLoss's
+# fp32 upcast (``logits.float()``) and cross_entropy's fp32 log-softmax saved for the backward pass.
+LOSS_HEAD_BYTES_PER_LOGIT = BF16_BYTES + FP32_BYTES + FP32_BYTES
 
 # QLoRA paper §3 "Double Quantization": 4-bit NF4 codes, 8-bit absmax per 64-weight block, fp32 scale
 # per 256 absmax values.
@@ -533,7 +539,7 @@ def _unquantized_params(spec: ModelSpec) -> int:
 
 def _activation_bytes(spec: ModelSpec, inventory: _Inventory, options: FinetuneOptions) -> float:
     tokens = options.batch * options.seq_len
-    loss_head = tokens * spec.vocab_size * LOGITS_BYTES
+    loss_head = tokens * spec.vocab_size * LOSS_HEAD_BYTES_PER_LOGIT
     layer_bytes = [(kind.count, _layer_activation_bytes(kind, options)) for kind in inventory.kinds]
     if options.gradient_checkpointing:
         checkpoints = spec.num_layers * tokens * spec.hidden_size * ACTIVATION_BYTES

@@ -17,8 +17,11 @@ with 7.7 % of its memory to spare, Qwen3 30B-A3B at 128K a Radeon AI PRO R9700 w
   holds it with room: its layer split adds memory, not speed.
 * ``unified``: the unified-memory machine (Apple Mac, DGX Spark, Ryzen AI Max) with the least memory that fits;
   equal memory: lower price.
-* ``cloud``: the catalog cloud offer with the lowest hourly price whose accelerator × GPU count fits, in
-  economics.cheapest_offer's order (hourly price, fewer GPUs, provider, instance); with its cost per 1M tokens.
+* ``cloud``: the catalog cloud offer with the lowest hourly price whose accelerator × GPU count fits (tight
+  included: the same rule as the report's offer table, cost per 1M tokens and rent vs. buy; unlike the hardware
+  cards it does not pass over a tight fit), in economics.cheapest_offer's order (hourly price, fewer GPUs,
+  provider, instance), of the offers whose rate is confirmed (specs.confirmed_offers); with its cost per 1M
+  tokens there (which is not the cheapest per token: the report's cost card is).
 
 An empty recommendation has ``choice`` None and a ``reason`` Note (codes in notes.py).
 
@@ -36,12 +39,13 @@ from typing import Generic, TypeVar
 
 from .economics import ServingCost
 from .estimate import (
-    GIB, MemoryPlan, engine_runs_on, estimate_speeds, fits, fitting_plan, gpu_demand_floor_bytes, validate_scenario,
+    GIB, MemoryPlan, cost_depth, decode_speeds, engine_runs_on, estimate_speeds, fits, fitting_plan,
+    gpu_demand_floor_bytes, validate_scenario,
 )
 from .fit import Verdict, nominal_bytes, usable_bytes
 from .notes import Note
 from .parameters import count_parameters
-from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
 
 # The counts the configurator offers up to one server (forms.GPU_COUNTS): 3 × MI300X ($37,500) held DeepSeek-V3 at
 # less than 2 × MI325X ($42,000), which the card called the cheapest. vLLM refuses counts its tensor-parallel split
@@ -237,25 +241,29 @@ def _unified(sizer: _Sizer, runnable: list[HardwareSpec], engine: str) -> Recomm
 
 def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
            catalog: Sequence[HardwareSpec]) -> Recommendation[CloudChoice]:
+    offers = confirmed_offers(offers)  # a rate its source does not support is never the cheapest
     if not offers:
         return Recommendation(None, Note("no_offers", "the catalog has no active cloud offers"))
     by_slug = {spec.slug: spec for spec in catalog}
-    # economics.cheapest_offer's order: the first that fits with room (else the first tight one).
+    # economics.cheapest_offer's order: the first that fits, tight included. The page's one rule for "fits" (the
+    # offer table, rent vs. buy and the cost per 1M tokens use it too): the offer's GPUs hold the configuration
+    # without offload. Skipping tight offers here made this card name packet.ai at $0.66/h on the Llama 3.3 70B /
+    # H100 page while the table listed Vast.ai's L40S at $0.40/h as fitting; the card marks a tight choice instead.
     ordered = sorted(offers, key=lambda offer: (offer.hourly_usd, offer.gpu_count, offer.provider, offer.instance))
     chosen = None
     for offer in ordered:
         hardware = by_slug.get(offer.accelerator_slug)
         plan = sizer.plan(hardware, offer.gpu_count) if hardware is not None else None
-        if plan is None:
-            continue
-        if plan.fit.verdict != "tight":
+        if plan is not None:
             chosen = (offer, hardware, plan)
             break
-        chosen = chosen or (offer, hardware, plan)
     if chosen is not None:
         offer, hardware, plan = chosen
         decode = sizer.decode_tok_s(hardware, offer.gpu_count, plan)
-        cost = ServingCost.on_offer(offer, decode_tok_s=decode)
+        # Priced as the report's cost card: one stream at estimate.cost_depth (half the context cached).
+        at_depth = replace(sizer.scenario, gpus=offer.gpu_count, depth=cost_depth(sizer.scenario))
+        priced, _ = decode_speeds(sizer.model, hardware, at_depth, plan, count_parameters(sizer.model))
+        cost = ServingCost.on_offer(offer, decode_tok_s=priced.tokens_per_s, depth=at_depth.depth)
         return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,
                                           max(plan.fit.placement.demand_per_gpu), decode,
                                           cost.single_stream_usd_per_mtok))

@@ -8,6 +8,7 @@ The engine is pure Python: it never imports Django. ``catalog`` turns ORM rows i
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Literal
 
@@ -277,12 +278,26 @@ class CloudOfferSpec:
     verified: str = ""  # ISO date
     verified_month_only: bool = False  # the source dates the price by month: `verified` is its 1st day
     url: str = ""
+    price_doubt: str = ""  # why the rate is not confirmed by its source ("": confirmed); see ``confirmed_offers``
 
     @property
     def billed_hours_per_day(self) -> float | None:
         """Reserved capacity is billed around the clock on a term contract, whatever the hours of use; None for
         offers billed by use (per second, per hour, spot, on demand)."""
         return 24.0 if self.billing == "reserved" else None
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether the rate is confirmed by its source: only confirmed offers are picked as the cheapest."""
+        return not self.price_doubt
+
+
+def confirmed_offers(offers: Iterable[CloudOfferSpec]) -> tuple[CloudOfferSpec, ...]:
+    """The offers whose rate its source confirms: the only ones a "cheapest offer" is picked from (cost per 1M
+    tokens, rent vs. buy, the cloud recommendation). A doubted rate (the seed pages' Vast.ai 8× A100 at $3.54/h,
+    $0.44 per GPU-hour against a lowest A100 spot rate of $0.86 in the price data) would otherwise win every pick
+    it fits."""
+    return tuple(offer for offer in offers if offer.confirmed)
 
 
 @dataclass(frozen=True)

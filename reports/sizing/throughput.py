@@ -668,6 +668,15 @@ class PrefillSpeed:
             return None
         return (max(self.compute_s, self.memory_s) + self.transfer_s) * 1e3
 
+    @property
+    def compute_tokens_per_s(self) -> float | None:
+        """Tokens per second the arithmetic alone allows (micro-batch rows / compute_s): peak × efficiency × the
+        GEMM-width factor over the FLOPs per token, what the page's explanation multiplies out before the memory
+        and transfer bounds."""
+        if not self.compute_s:
+            return None
+        return self.micro_batch / self.compute_s
+
 
 def prefill_speed(
     *,

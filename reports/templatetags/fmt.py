@@ -43,6 +43,12 @@ def usd(value, digits: int = 2) -> str:
 
 
 @register.filter
+def usd_rate(value) -> str:
+    """A cost per 1M tokens: formatting.usd_rate (three significant digits below $1: $0.0386, not $0.04)."""
+    return _or_not_published(None if value == "" else formatting.usd_rate(value, get_language()))
+
+
+@register.filter
 def pct(value, digits: int = 0) -> str:
     """A fraction as a percentage: {{ 0.8|pct }} → 80 %, {{ 0.00045|pct:2 }} → 0.04 % (0,04 % in German). A value
     that rounds to zero reads 0 %, not "-0.00 %"."""
@@ -69,7 +75,10 @@ def day(value) -> str:
 @register.filter
 def verified_on(offer) -> str:
     """An offer's verification date, as precise as its source: a day (as |day), or only the month when the source
-    gave no day (the catalog stores the 1st of that month). Takes a CloudOffer row or a CloudOfferSpec."""
+    gave no day (the catalog stores the 1st of that month). Takes a CloudOffer row or a CloudOfferSpec. A rate
+    its source does not confirm has no verification date: "rate not confirmed by its source"."""
+    if getattr(offer, "price_doubt", ""):
+        return gettext("rate not confirmed by its source")
     if not offer.verified_month_only or not offer.verified:
         return day(offer.verified)
     value = offer.verified  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row (hardware page)
@@ -82,6 +91,8 @@ def verified_on(offer) -> str:
 def verified_label(offer) -> str:
     """"verified Nov 4, 2026", or "verified in November 2026" when the source gave only the month (verified_on).
     One filter instead of a branch and a blocktranslate in each row of the cloud table (some 30 rows a page)."""
+    if getattr(offer, "price_doubt", ""):
+        return gettext("rate not confirmed by its source")  # never "verified" for a rate its own note doubts
     when = verified_on(offer)
     if offer.verified_month_only and offer.verified:
         return gettext("verified in %(month)s") % {"month": when}

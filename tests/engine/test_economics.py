@@ -18,9 +18,10 @@ from reports.sizing.economics import (
     cost_per_million_tokens,
     monthly_cloud_cost,
     monthly_power_cost,
+    rent_comparison,
 )
 from reports.sizing.errors import SizingError
-from reports.sizing.specs import CloudOfferSpec
+from reports.sizing.specs import CloudOfferSpec, confirmed_offers
 
 # The Vast.ai 8× A100 rate behind the seed's "$3.54/h" is $3.536/h: its monthly column says
 # $429.98 = 3.536 × 4 × 30.4 (= 429.9776), whereas 3.54 × 4 × 30.4 would be $430.46. With $3.536 the
@@ -156,3 +157,56 @@ def test_serving_cost_at_batch_one_and_at_a_batch():
 def test_bad_inputs_name_the_option(call, option):
     with pytest.raises(SizingError, match=option):
         call()
+
+
+# ---- rent vs. buy compares like with like (economics.rent_comparison)
+
+def test_rent_comparison_rents_the_purchased_hardware_when_an_offer_exists():
+    same_dear = CloudOfferSpec("Dear", "1x 4090", "rtx-4090", 1, 0.60)
+    same_cheap = CloudOfferSpec("Cheap", "1x 4090", "rtx-4090", 1, 0.34)
+    other = CloudOfferSpec("Other", "1x 3090", "rtx-3090", 1, 0.22)  # cheaper per hour, but not what is bought
+    two = CloudOfferSpec("Two", "2x 4090", "rtx-4090", 2, 0.50)  # another count
+    doubted = CloudOfferSpec("Doubt", "1x 4090", "rtx-4090", 1, 0.01, price_doubt="no source")
+    per_token = ServingCost.on_offer(other, decode_tok_s=100.0)
+    c = rent_comparison([same_dear, other, two, same_cheap, doubted], accelerator_slug="rtx-4090", gpus=1,
+                        hours_per_day=4, local_tok_s=120.0, cheapest_per_token=per_token)
+    assert (c.offer, c.basis, c.cloud_hours_per_local_hour) == (same_cheap, "same_hardware", 1.0)
+
+
+def test_without_the_same_hardware_rent_vs_buy_compares_the_same_tokens():
+    # DeepSeek-V3 bought as one H100 with CPU offload: ~5.5 tok/s; the offer where a token costs least, 8 × A100,
+    # ~58.5 tok/s at $19.18/h. Generating the purchase's tokens takes 5.5 / 58.5 = 0.094017 h of the rental per hour
+    # of local use: at 4 h/day, 0.376068 h/day × 30.4 days × $19.18 = $219.27 a month (not 4 h × 30.4 × $19.18 =
+    # $2,332.29 for ten times the tokens).
+    a100 = CloudOfferSpec("Vultr", "8x A100", "a100-80gb-sxm", 8, 19.18)
+    per_token = ServingCost.on_offer(a100, decode_tok_s=58.5)
+    c = rent_comparison([a100], accelerator_slug="h100-80gb-sxm", gpus=1, hours_per_day=4, local_tok_s=5.5,
+                        cheapest_per_token=per_token)
+    assert (c.offer, c.basis, c.offer_tok_s) == (a100, "same_tokens", 58.5)
+    assert c.cloud_hours_per_local_hour == pytest.approx(5.5 / 58.5, rel=1e-12)
+    rvb = RentVsBuy.compute(hourly_usd=19.18, power_w=700, hardware_price_usd=30_000, hours_per_day=4,
+                            cloud_hours_per_local_hour=c.cloud_hours_per_local_hour)
+    assert rvb.cloud_hours_per_day == pytest.approx(0.3760684, rel=1e-6)
+    assert rvb.monthly_cloud_usd == pytest.approx(219.27494, rel=1e-6)  # 0.3760684 × 30.4 = 11.432479; × 19.18
+    # Power: 700 W × 4 h × 30.4 × $0.175 / 1000 = $14.896; break-even 30,000 / (219.27494 − 14.896) = 146.79 months.
+    assert rvb.break_even_months == pytest.approx(146.786, rel=1e-5)
+    # Nothing to compare: no speed here (it does not run) and no offer of the same hardware.
+    assert rent_comparison([a100], accelerator_slug="h100-80gb-sxm", gpus=1, hours_per_day=4, local_tok_s=None,
+                           cheapest_per_token=per_token) is None
+
+
+def test_a_faster_purchase_rents_more_hours_than_it_uses():
+    # The purchase generates twice the offer's tokens: 2 rented hours per hour of use, 24 h/day → 48 h/day
+    # (two instances), $0.40 × 48 × 30.4 = $583.68.
+    rvb = RentVsBuy.compute(hourly_usd=0.40, power_w=450, hardware_price_usd=1_600, hours_per_day=24,
+                            cloud_hours_per_local_hour=2.0)
+    assert rvb.monthly_cloud_usd == pytest.approx(583.68, rel=1e-12)
+    with pytest.raises(SizingError, match="cloud_hours_per_local_hour"):
+        RentVsBuy.compute(hourly_usd=0.40, power_w=450, hardware_price_usd=1_600, cloud_hours_per_local_hour=0)
+
+
+def test_confirmed_offers_leave_out_a_doubted_rate():
+    good = CloudOfferSpec("A", "x", "a", 1, 1.0)
+    doubted = CloudOfferSpec("B", "y", "a", 1, 0.5, price_doubt="seed page only")
+    assert confirmed_offers([good, doubted]) == (good,)
+    assert not doubted.confirmed and good.confirmed

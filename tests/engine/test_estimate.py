@@ -141,8 +141,9 @@ def test_cheapest_fitting_offer_prices_the_scenario():
     tiny = replace(RTX_4090, slug="tiny", memory_gb=4)
     result = estimate(model, H100, Scenario(), offers=offers, hardware_catalog=[tiny, RTX_4090])
     assert result.cost is not None and result.cost.offer.provider == "Mid"
-    # $ per 1M tokens = 1e6 / (tok/s on the 4090) / 3600 × $0.40/h.
-    on_4090 = estimate(model, RTX_4090, Scenario()).decode.tokens_per_s
+    # $ per 1M tokens = 1e6 / (tok/s on the 4090) / 3600 × $0.40/h, the speed with half the 8K context cached
+    # (estimate.cost_depth: the mean over a context that fills from empty to full).
+    on_4090 = estimate(model, RTX_4090, Scenario(depth=4096)).decode.tokens_per_s
     assert result.to_contract_json()["cost_per_mtok_usd"] == pytest.approx(1e6 / on_4090 / 3600 * 0.40)
 
 
@@ -153,8 +154,9 @@ def test_with_several_streams_the_offer_is_chosen_by_their_cost():
     offers = [CloudOfferSpec("Mid", "4090", "rtx-4090", 1, 0.40), CloudOfferSpec("Dear", "h100", "h100", 1, 2.50)]
     scenario = Scenario(quant="BF16", engine="vllm", batch=16)
     result = estimate(LLAMA_8B, RTX_4090, scenario, offers=offers, hardware_catalog=[RTX_4090, H100])
-    on_4090 = estimate(LLAMA_8B, RTX_4090, scenario)
-    on_h100 = estimate(LLAMA_8B, H100, scenario)
+    # Priced with 4K of each stream's 8K cached (estimate.cost_depth).
+    on_4090 = estimate(LLAMA_8B, RTX_4090, replace(scenario, depth=4096))
+    on_h100 = estimate(LLAMA_8B, H100, replace(scenario, depth=4096))
     assert on_4090.aggregate_decode.tokens_per_s < 4 * on_4090.decode.tokens_per_s * 1.01  # the queue: 4 streams
     assert result.cost.offer.provider == "Mid"  # one stream: the contract's cost_per_mtok_usd
     assert result.to_contract_json()["cost_per_mtok_usd"] == pytest.approx(1e6 / on_4090.decode.tokens_per_s
@@ -454,3 +456,20 @@ def test_an_offload_beyond_a_desktops_ram_says_it_needs_a_server():
     assert "system_ram_beyond_desktop" not in [note.code for note in small.warnings]
     own = estimate(seed_catalog.model("glm-5"), RTX_4090, Scenario(system_ram_bandwidth_gbs=400.0))
     assert "system_ram_beyond_desktop" not in [note.code for note in own.warnings]
+
+
+def test_cost_is_the_mean_over_a_context_that_fills():
+    # A decode step reads the weights plus the KV of the cached tokens: its time is affine in the depth, so the mean
+    # time per token over a stream whose cache fills from 0 to the context is the time at half of it. Priced at
+    # depth 4,096 of 8,192, the cost equals the mean of the costs at depths 0 and 8,191 (mean 4,095.5: 1e-4).
+    offer = CloudOfferSpec("Mid", "4090", "rtx-4090", 1, 0.40)
+    result = estimate(LLAMA_8B, RTX_4090, Scenario(), offers=[offer], hardware_catalog=[RTX_4090])
+    def cost_at(depth):
+        return 1e6 / estimate(LLAMA_8B, RTX_4090, Scenario(depth=depth)).decode.tokens_per_s / 3600 * 0.40
+    assert result.cost.depth == 4096
+    assert result.cost.single_stream_usd_per_mtok == pytest.approx(cost_at(4096), rel=1e-12)
+    assert result.cost.single_stream_usd_per_mtok == pytest.approx((cost_at(0) + cost_at(8191)) / 2, rel=1e-4)
+    assert result.cost.single_stream_usd_per_mtok > cost_at(0)  # the empty cache's speed flattered it
+    # The purchase's own throughput for rent vs. buy is taken at the same depth.
+    assert result.cost_depth_aggregate_tok_s == pytest.approx(
+        estimate(LLAMA_8B, RTX_4090, Scenario(depth=4096)).aggregate_decode.tokens_per_s, rel=1e-12)
