@@ -371,6 +371,10 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8  # vLLM's GGUF plugin takes repo:type
     glm = text_of(client, url("glm-4-5", "instinct-mi325x-256gb"))  # listing unknown: the tag is asked for
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
+    # ... and the page says the tag was not seen in the repo (note gguf_tag_unverified)
+    assert ("The catalog names unsloth/GLM-4.5-GGUF but not the files it publishes: check that it has a Q4_K_M file "
+            "before you run this command, or use a local file.") in glm
+    assert "but not the files it publishes" not in q8  # ggml-org/gemma-3-27b-it-GGUF's files are listed
 
 
 @pytest.mark.parametrize("hardware, reason", [

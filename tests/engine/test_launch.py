@@ -90,3 +90,25 @@ def test_a_gguf_beyond_one_hugging_face_file_is_named_as_parts():
     small = plan_memory(llama, h200, Scenario())
     assert small.weights.total_bytes < HF_MAX_FILE_BYTES
     assert "gguf_in_parts" not in llama_cpp_command(llama, Scenario(), small).note_codes
+
+
+def test_a_tag_asked_of_a_repo_whose_files_are_unknown_is_flagged():
+    """A catalog repo without its file listing (gguf_repo_quants empty) is still asked for the chosen format, as the
+    seed page does (-hf unsloth/GLM-5-GGUF:Q4_K_M), but the tag was not seen in the repo: the commands say so
+    (note gguf_tag_unverified). A listed repo (ggml-org/gemma-3-27b-it-GGUF: Q4_K_M, Q8_0, F16) needs no such note."""
+    gemma = replace(catalog.model("gemma-3-27b-it"), gguf_repo="ggml-org/gemma-3-27b-it-GGUF",
+                    gguf_repo_quants=("Q4_K_M", "Q8_0", "F16"))  # the seed row's values (bench specs carry no repos)
+    h100 = catalog.accelerator("h100-80gb-sxm")
+    unlisted = replace(gemma, gguf_repo_quants=())
+    scenario = Scenario(quant="Q4_K_M")
+    llama = llama_cpp_command(unlisted, scenario, plan_memory(unlisted, h100, scenario))
+    assert llama.lines[0] == "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q4_K_M"
+    assert "gguf_tag_unverified" in llama.note_codes
+    on_vllm = Scenario(quant="Q4_K_M", engine="vllm", kv_dtype="auto")
+    vllm = vllm_command(unlisted, on_vllm, plan_memory(unlisted, h100, on_vllm))
+    assert vllm.lines[0] == "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q4_K_M" and "gguf_tag_unverified" in vllm.note_codes
+    listed = llama_cpp_command(gemma, scenario, plan_memory(gemma, h100, scenario))
+    assert listed.lines[0] == llama.lines[0] and "gguf_tag_unverified" not in listed.note_codes
+    no_repo = replace(gemma, gguf_repo="", gguf_repo_quants=())
+    assert "gguf_tag_unverified" not in llama_cpp_command(no_repo, scenario,
+                                                          plan_memory(no_repo, h100, scenario)).note_codes
