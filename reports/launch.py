@@ -57,6 +57,13 @@ def gguf_weights(model: ModelSpec, quant: str, *, bare_repo_allowed: bool = True
     return f"{model.gguf_repo}:{quant}", ""
 
 
+def gguf_tag_unverified(model: ModelSpec) -> bool:
+    """Whether a command's ``-hf repo:quant`` is asked without knowing that the repo has that file: the catalog
+    names the repo (sourced) but not its file listing (gguf_repo_quants empty), so the tag is the format chosen here,
+    not one seen in the repo. The page says so (note "gguf_tag_unverified") instead of hiding the command."""
+    return bool(model.gguf_repo) and not model.gguf_repo_quants
+
+
 # Hugging Face stores files of at most 50 GB (hub-docs, storage limits: "Per file: 50GB max"): a larger GGUF is
 # published in parts made by llama-gguf-split (NAME-00001-of-0000N.gguf). llama.cpp loads the parts from the first
 # (and -hf downloads them all); vLLM loads one file, so the parts are merged first.
@@ -99,6 +106,8 @@ def llama_cpp_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, *,
     if placement.n_cpu_moe:
         lines.append(f"--n-cpu-moe {placement.n_cpu_moe}")
     notes = [note] if note else []
+    if not note and gguf_tag_unverified(model):
+        notes.append("gguf_tag_unverified")
     if note and gguf_in_parts(plan):
         notes.append("gguf_in_parts")
     if scenario.gpus > 1 and separate_machines:
@@ -141,6 +150,8 @@ def vllm_command(model: ModelSpec, scenario: Scenario, plan: MemoryPlan, platfor
         weights, _ = gguf_weights(model, quant, bare_repo_allowed=False)
         if gguf_in_parts(plan):
             weights = f"./{model.slug}-{quant}.gguf"  # the parts merged into one file (note gguf_merge_for_vllm)
+        elif gguf_tag_unverified(model):
+            notes.append("gguf_tag_unverified")
         lines = [f"vllm serve {weights}"]
         if model.hf_repo:
             lines.append(f"--tokenizer {model.hf_repo}")

@@ -408,6 +408,10 @@ def test_launch_commands_ask_the_gguf_repo_only_for_files_it_publishes(client):
     assert "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q8_0" in q8  # vLLM's GGUF plugin takes repo:type
     glm = text_of(client, url("glm-4-5", "instinct-mi325x-256gb"))  # listing unknown: the tag is asked for
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in glm
+    # ... and the page says the tag was not seen in the repo (note gguf_tag_unverified)
+    assert ("The catalog names unsloth/GLM-4.5-GGUF but not the files it publishes: check that it has a Q4_K_M file "
+            "before you run this command, or use a local file.") in glm
+    assert "but not the files it publishes" not in q8  # ggml-org/gemma-3-27b-it-GGUF's files are listed
 
 
 @pytest.mark.parametrize("hardware, reason", [
@@ -782,7 +786,10 @@ def test_lead_names_moe_and_the_license_as_the_seed_does(client, lang, moe, lice
 def test_lead_of_a_dense_model_without_recorded_license_points_to_the_model_card(client):
     text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
     assert "mixture of experts" not in text
-    assert "License: see the model card" in text
+    # The catalog records Llama 3.1's license (meta-llama/llama-models models/llama3_1/LICENSE); Qwen3.5 27B's is not
+    # sourced, so its page points to the model card.
+    assert "License: Llama 3.1 Community License" in text and "License: see the model card" not in text
+    assert "License: see the model card" in text_of(client, url("qwen3-5-27b", "rtx-4090"))
     # All of a dense model's parameters are active: "8.03 B total, 8.03 B active" said it twice.
     assert "Llama 3.1 8B Instruct (8.03 B parameters, dense, Grouped-query attention (GQA)) uses" in text
     assert "Model 8.03 B, dense · hardware 24 GB" in text and " active" not in text.split(" uses ")[0]

@@ -10,7 +10,7 @@ from tests.factories import LLAMA_3_1_8B_CONFIG
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_catalog")]
 
 
-def write_seed(directory, *, bandwidth=1008, hourly=0.69, model_name="Tiny Llama"):
+def write_seed(directory, *, bandwidth=1008, hourly=0.69, model_name="Tiny Llama", model_extra=None):
     files = {
         "quant_formats.json": [{"name": "Q4_K_M", "family": "gguf", "quality_note_en": "recommended",
                                 "quality_note_de": "empfohlen", "sort_order": 10, "source": "llama.cpp"}],
@@ -25,7 +25,8 @@ def write_seed(directory, *, bandwidth=1008, hourly=0.69, model_name="Tiny Llama
             "hf_repo": "meta-llama/Llama-3.1-8B", "gguf_repo": "", "license": "llama3.1", "release_date": None,
             "stated_params_total": 8.03e9, "stated_params_active": 8.03e9, "confidence": "config.json",
             "source": "config.json copy", "notes": "", "config": LLAMA_3_1_8B_CONFIG,
-            "published_sizes": [{"quant": "Q4_K_M", "bytes": 4920000000, "source": "HF listing"}]}],
+            "published_sizes": [{"quant": "Q4_K_M", "bytes": 4920000000, "source": "HF listing"}],
+            **(model_extra or {})}],
         "cloud_offers.json": [{"provider": "RunPod", "instance": "1x RTX 4090", "accelerator_slug": "rtx-4090",
                                "gpu_count": 1, "hourly_usd": hourly, "billing": "per second",
                                "verified": "2026-11-04", "url": "https://www.runpod.io/pricing",
@@ -70,6 +71,22 @@ def test_admin_edits_survive_a_reload_even_when_the_seed_changes(tmp_path):
     assert Accelerator.objects.get().bandwidth_gbs == 1000
     assert LLMModel.objects.get().name == "Llama 3.1 8B (renamed by admin)"
     assert len(report.kept_admin_edits) == 2
+
+
+def test_a_reload_gives_seeded_models_their_newly_sourced_gguf_repo_and_license(tmp_path):
+    """Databases seeded before GGUF repos and licenses were sourced (gguf_repo "", no gguf_repo_quants key, license "")
+    take them on the next load_catalog; a license an admin wrote in the meantime stays."""
+    load_catalog(write_seed(tmp_path, model_extra={"license": ""}))
+    sourced = {"gguf_repo": "ggml-org/tiny-llama-GGUF", "gguf_repo_quants": "Q4_K_M, Q8_0, F16", "license": "llama3.1"}
+    report = load_catalog(write_seed(tmp_path, model_extra=sourced))
+    model = LLMModel.objects.get()
+    assert (model.gguf_repo, model.gguf_repo_quants, model.license) == (
+        "ggml-org/tiny-llama-GGUF", "Q4_K_M, Q8_0, F16", "llama3.1")
+    assert report.updated and not report.kept_admin_edits
+    model.license = "Llama 3.1 Community License (admin)"
+    model.save()
+    load_catalog(write_seed(tmp_path, model_extra={**sourced, "license": "Llama 3.1 Community License"}))
+    assert LLMModel.objects.get().license == "Llama 3.1 Community License (admin)"
 
 
 def test_rows_created_in_the_admin_are_left_alone(tmp_path):

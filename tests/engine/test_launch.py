@@ -103,3 +103,25 @@ def test_vllm_serves_fp32_from_the_checkpoint_with_its_dtype():
         command = vllm_command(llama, scenario, plan_memory(llama, gpu, scenario))
         assert command.lines[0] == f"vllm serve {llama.hf_repo or './' + llama.slug}", quant  # no GGUF
         assert (flag in command.lines) if flag else not any(line.startswith("--dtype") for line in command.lines)
+
+
+def test_a_tag_asked_of_a_repo_whose_files_are_unknown_is_flagged():
+    """A catalog repo without its file listing (gguf_repo_quants empty) is still asked for the chosen format, as the
+    seed page does (-hf unsloth/GLM-5-GGUF:Q4_K_M), but the tag was not seen in the repo: the commands say so
+    (note gguf_tag_unverified). A listed repo (ggml-org/gemma-3-27b-it-GGUF: Q4_K_M, Q8_0, F16) needs no such note."""
+    gemma = replace(catalog.model("gemma-3-27b-it"), gguf_repo="ggml-org/gemma-3-27b-it-GGUF",
+                    gguf_repo_quants=("Q4_K_M", "Q8_0", "F16"))  # the seed row's values (bench specs carry no repos)
+    h100 = catalog.accelerator("h100-80gb-sxm")
+    unlisted = replace(gemma, gguf_repo_quants=())
+    scenario = Scenario(quant="Q4_K_M")
+    llama = llama_cpp_command(unlisted, scenario, plan_memory(unlisted, h100, scenario))
+    assert llama.lines[0] == "llama-server -hf ggml-org/gemma-3-27b-it-GGUF:Q4_K_M"
+    assert "gguf_tag_unverified" in llama.note_codes
+    on_vllm = Scenario(quant="Q4_K_M", engine="vllm", kv_dtype="auto")
+    vllm = vllm_command(unlisted, on_vllm, plan_memory(unlisted, h100, on_vllm))
+    assert vllm.lines[0] == "vllm serve ggml-org/gemma-3-27b-it-GGUF:Q4_K_M" and "gguf_tag_unverified" in vllm.note_codes
+    listed = llama_cpp_command(gemma, scenario, plan_memory(gemma, h100, scenario))
+    assert listed.lines[0] == llama.lines[0] and "gguf_tag_unverified" not in listed.note_codes
+    no_repo = replace(gemma, gguf_repo="", gguf_repo_quants=())
+    assert "gguf_tag_unverified" not in llama_cpp_command(no_repo, scenario,
+                                                          plan_memory(no_repo, h100, scenario)).note_codes
