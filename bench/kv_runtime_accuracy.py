@@ -367,6 +367,23 @@ def _vllm_kv_measured_rows() -> list[dict]:
                                  hardware_memory_bytes=H100_TOTAL_GIB * GIB, hardware_name="H100",
                                  vllm_version=version)
         rows.append(_row(title, available, runtime.capacity.available_bytes / GIB, note, scored=scored))
+    # Qwen3-235B-A22B-FP8 on 4 × H100, TP 4, the default 0.9 (vllm#21348, 2025-07-22: a v0.9/v0.10 build, PyTorch's
+    # sort in the sampler warm-up, graphs outside the budget), "Available KV cache memory: 8.11 GiB". Its log shows
+    # no weights, so the row takes this engine's FP8 weights (tensor_parallel_weights of the catalog's Qwen3-235B,
+    # whose 2507 release has the same shapes) and tests weights and runtime together. The gap is the estimate's
+    # vllm_quantized_moe_gap note (runtime.VLLM_QUANTIZED_MOE_*).
+    from reports.sizing.parallelism import tensor_parallel_weights as _tp_weights
+    from reports.sizing.weights import weight_bytes as _weight_bytes
+    qwen = seed_catalog.model("qwen3-235b-a22b-instruct-2507")
+    scenario = Scenario(engine="vllm", kv_dtype="auto", quant="FP8", gpus=4, context=40960,
+                        gpu_memory_utilization=0.90)
+    weights = _tp_weights(qwen, "FP8", 4, total_bytes=_weight_bytes(qwen, "FP8").total_bytes).per_rank_bytes
+    runtime = runtime_memory(qwen, scenario, weights_bytes_per_gpu=weights, kv=kv_cache(qwen, scenario),
+                             hardware_memory_bytes=H100_TOTAL_GIB * GIB, hardware_name="H100", vllm_version=(0, 10))
+    rows.append(_row("Qwen3-235B-A22B-FP8 TP4 H100 available KV GiB (weights modelled)", 8.11,
+                     runtime.capacity.available_bytes / GIB,
+                     f"vllm#21348 (v0.9/v0.10; weights {weights / GIB:.2f} GiB per rank modelled): quantized MoE gap "
+                     "not modelled"))
     # The weights themselves: the checkpoint's MXFP4 experts as vLLM's MoE kernel allocates them (parallelism.py):
     # Marlin's padding under v0.10.1, Triton's Hopper layout under v0.14.1 (its log: "Using Triton backend").
     from bench.model_specs import GPT_OSS_120B

@@ -60,8 +60,9 @@ from .parallelism import (
 from .parameters import ParameterCount, count_parameters
 from .quant import quant_format
 from .runtime import (
-    DEVICE_CONTEXT_BYTES, VLLM_LARGE_GPU_DEFAULTS, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown, llama_cpp_buffers,
-    runtime_memory, vllm_scheduler_defaults,
+    DEVICE_CONTEXT_BYTES, VLLM_LARGE_GPU_DEFAULTS, VLLM_QUANTIZED_MOE_LOGGED_KV_GIB,
+    VLLM_QUANTIZED_MOE_MODELLED_KV_GIB, VLLM_QUANTIZED_MOE_SOURCE, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown,
+    llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults,
 )
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
 from .throughput import (
@@ -766,6 +767,18 @@ DSV4_LARGE_UBATCH = 4096
 VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES = frozenset({"ampere", "ada", "turing", "volta"})
 
 
+# The 16- and 32-bit formats vLLM serves unquantized: a MoE model in any other --quant is a quantized MoE.
+VLLM_UNQUANTIZED_FORMATS = frozenset({"BF16", "FP16", "FP32"})
+
+
+def vllm_quantized_moe(model: ModelSpec, quant: str) -> bool:
+    """A MoE model served in a quantized format other than an MXFP4 checkpoint's own (runtime.VLLM_QUANTIZED_MOE_*:
+    the one such log leaves less KV memory than modelled; gpt-oss's MXFP4 logs agree with the model)."""
+    has_moe = model.moe is not None and any(layer.ffn == "moe" for layer in model.layers)
+    mxfp4_checkpoint = quant == "MXFP4" and model.checkpoint_quant_method == "mxfp4"
+    return has_moe and quant not in VLLM_UNQUANTIZED_FORMATS and not mxfp4_checkpoint
+
+
 def vllm_lacks_compressed_attention(hardware: HardwareSpec) -> bool:
     """vLLM has no DeepSeek-V4 attention backend for this GPU (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES)."""
     return hardware.backend == "cuda" and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES
@@ -1378,6 +1391,15 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                           f"{scenario.gpu_memory_utilization:g}, which would ask for more and not start",
                           {"utilization": scenario.gpu_memory_utilization, "share": share,
                            "free_gib": usable_bytes(hardware) / GIB}))
+    if scenario.engine == "vllm" and vllm_quantized_moe(model, scenario.quant):
+        logged, modelled = VLLM_QUANTIZED_MOE_LOGGED_KV_GIB, VLLM_QUANTIZED_MOE_MODELLED_KV_GIB
+        notes.append(Note("vllm_quantized_moe_gap",
+                          f"quantized MoE under vLLM: the one published log of such a KV budget "
+                          f"({VLLM_QUANTIZED_MOE_SOURCE}, Qwen3-235B-A22B-FP8 on 4 × H100) had {logged:.2f} GiB per "
+                          f"GPU where this engine sizes {modelled:.2f} for its version; the difference is not "
+                          "modelled: expect up to that share less KV memory than shown",
+                          {"logged_gib": logged, "modelled_gib": modelled,
+                           "gap_pct": (modelled - logged) / logged * 100, "source": VLLM_QUANTIZED_MOE_SOURCE}))
     if scenario.engine == "vllm" and model.multimodal:
         notes.append(Note("vllm_vision_encoder", "vLLM also loads the model's vision encoder, which this estimate "
                           "does not count (its shapes are not parsed): expect somewhat less KV memory"))

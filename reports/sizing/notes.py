@@ -55,6 +55,9 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
 ``vllm_share_capped_unified``  utilization: float (asked), share: float (launched with), free_gib: float
     vLLM on a unified-memory machine: the share it is launched with is what the system leaves free
     (estimate.vllm_memory_share), not the larger one asked for, at which it would not start.
+``vllm_quantized_moe_gap``     logged_gib: float, modelled_gib: float, gap_pct: float, source: str
+    vLLM on a MoE model in a quantized format (not an MXFP4 checkpoint's own): the one published log of such a KV
+    budget had less KV memory than this engine sizes for its version (runtime.VLLM_QUANTIZED_MOE_*).
 ``vllm_vision_encoder``        (none)
     vLLM on a vision-language checkpoint: it loads the vision encoder, which the estimate does not count.
 ``offload_pct_unified``        offload_pct: float

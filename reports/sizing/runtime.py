@@ -136,6 +136,20 @@ VLLM_GRAPH_REFERENCE_SIZES = 51
 # group-aware KV cache capacity"); v0.27.1 logs 302,921 tokens at 2.31x of 131,072 (kv_measured.csv, Qwen3.8-27B TP2,
 # mitchross/talos-argocd-proxmox#1995). The PR that merged it was not identified.
 VLLM_TOKENS_FROM_CONCURRENCY_SINCE = (0, 21)
+# Quantized MoE under vLLM: the one published log of a quantized (non-MXFP4) MoE checkpoint with its KV budget,
+# Qwen3-235B-A22B-FP8 on 4 × H100 at TP 4 and the default 0.9 (vllm-project/vllm#21348, 2025-07-22, so a v0.9/v0.10
+# build: PyTorch-sort sampler, graphs outside the budget), logged "Available KV cache memory: 8.11 GiB" and 178,880
+# tokens (11,180 blocks of 16 × 48,128 B = 8.02 GiB: the smallest worker's pool). This engine, for that version and
+# its own FP8 weights (55.12 GiB per rank; the log shows none), sizes 0.9 × 79.19 − 55.12 − 5.51 (sampler) − 2.10
+# (non-torch) = 8.54 GiB (bench/kv_runtime_accuracy.py). The 0.43 GiB per GPU (5 %) is not modelled: a candidate is
+# the fused-MoE workspace (workspace13 + workspace2 of max_num_batched_tokens × top_k rows) that vLLM's
+# WorkspaceManager (vllm/v1/worker/workspace.py, used by fused_moe/modular_kernel.py) keeps allocated through the
+# profile run's sampler warm-up, but which MoE path and buffer lifetime that build had was not established. MXFP4
+# checkpoints (gpt-oss) are outside it: their rows agree within 1 % (vllm#27508 at v0.11; llm-d-planner's v0.19
+# gpt-oss-20b logs). The figures are the estimate's vllm_quantized_moe_gap note.
+VLLM_QUANTIZED_MOE_LOGGED_KV_GIB = 8.11
+VLLM_QUANTIZED_MOE_MODELLED_KV_GIB = 8.54
+VLLM_QUANTIZED_MOE_SOURCE = "vllm-project/vllm#21348"
 # vLLM attention backends need the KV block size to be a multiple of this when it is enlarged for hybrid
 # Mamba models (HybridAttentionMambaModelConfig.verify_and_update_config; FlashAttention alignment 16).
 VLLM_KERNEL_BLOCK_ALIGNMENT = 16

@@ -145,6 +145,8 @@ GRID = [
     (lambda: catalog.model("llama-3-3-70b-instruct"), RTX_4090, Scenario(offload_pct=0), ()),
     (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
     (lambda: catalog.model("gpt-oss-120b"), H100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),
+    (lambda: catalog.model("qwen3-235b-a22b-instruct-2507"), H100,
+     Scenario(engine="vllm", quant="FP8", kv_dtype="auto", gpus=4, context=40960), ()),  # quantized MoE gap
     (lambda: catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("dgx-spark-gb10-128gb"),
      Scenario(engine="vllm", quant="BF16", kv_dtype="auto"), ()),  # vLLM's share capped on unified memory
     (lambda: catalog.model("gpt-oss-120b"), catalog.accelerator("a100-80gb-sxm"),
@@ -272,3 +274,19 @@ def test_vllm_format_rules_for_fp8_fp4_hygon_and_hardware_the_catalog_does_not_k
     own = HardwareSpec(slug="custom", name="My box", vendor="", memory_gb=48, bandwidth_gbs=800, backend="other")
     assert estimate(catalog.model("llama-3-1-8b-instruct"), own,
                     Scenario(engine="vllm", quant="AWQ", kv_dtype="auto")).memory.format_runs
+
+
+def test_quantized_moe_under_vllm_states_the_measured_gap():
+    """vllm#21348 (Qwen3-235B-A22B-FP8, 4 × H100, TP 4, 0.9): 8.11 GiB logged for the KV cache, 8.54 sized here for
+    that log's vLLM (bench/kv_runtime_accuracy.py): a quantized MoE under vLLM says so; the BF16 checkpoint of the
+    same model, gpt-oss's own MXFP4 (its logs agree) and llama.cpp do not."""
+    qwen = catalog.model("qwen3-235b-a22b-instruct-2507")
+    vllm = Scenario(engine="vllm", quant="FP8", kv_dtype="auto", gpus=4, context=40960)
+    notes = [n for n in estimate(qwen, H100, vllm).warnings if n.code == "vllm_quantized_moe_gap"]
+    assert len(notes) == 1
+    assert notes[0].params == {"logged_gib": 8.11, "modelled_gib": 8.54, "gap_pct": pytest.approx(5.302, abs=1e-3),
+                               "source": "vllm-project/vllm#21348"}  # (8.54 − 8.11) / 8.11 = 5.30 %
+    for model, scenario in ((qwen, replace(vllm, quant="BF16", gpus=8)),
+                            (catalog.model("gpt-oss-120b"), Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto")),
+                            (qwen, Scenario(quant="Q4_K_M", gpus=4))):
+        assert "vllm_quantized_moe_gap" not in {n.code for n in estimate(model, H100, scenario).warnings}

@@ -313,3 +313,17 @@ def test_vllm_rows_name_the_platforms_libraries(backend, libraries, context_mib)
     assert non_torch.explanation.startswith(f"0.25 GiB: {libraries} ")
     assert runtime.term("device context").bytes == context_mib * 2**20
     assert ("no separate device context" in runtime.term("device context").explanation) == (context_mib == 0)
+
+
+def test_quantized_moe_gap_constants_are_the_bench_row():
+    """The note's figures are vllm#21348's logged 8.11 GiB and the engine's pool for that log's vLLM: 0.9 × 79.19 GiB
+    − 55.12 GiB FP8 weights per rank − 1,024 × 151,936 × 38 B (5.506 GiB, the sort sampler) − 2.10 GiB non-torch
+    (TP 4) = 8.543 GiB; graphs are outside the budget before v0.21."""
+    from bench.kv_runtime_accuracy import runtime_section
+    from reports.sizing.runtime import VLLM_QUANTIZED_MOE_LOGGED_KV_GIB, VLLM_QUANTIZED_MOE_MODELLED_KV_GIB
+
+    rows, _ = runtime_section()
+    row = next(r for r in rows if r["check"].startswith("Qwen3-235B-A22B-FP8 TP4 H100 available KV GiB"))
+    assert row["expected"] == VLLM_QUANTIZED_MOE_LOGGED_KV_GIB == 8.11
+    assert row["predicted"] == pytest.approx(0.9 * 79.19 - 55.1217 - 1024 * 151936 * 38 / GIB - 2.1, abs=1e-3)
+    assert round(row["predicted"], 2) == VLLM_QUANTIZED_MOE_MODELLED_KV_GIB == 8.54
