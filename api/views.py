@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import wraps
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.views.decorators.cache import cache_control
+from django.views.decorators.csrf import csrf_exempt
 
 from api.openapi import openapi_document
+from catalog.models import SlugRedirect
 from catalog.submissions import find_submitted, submitted_spec
 from reports.estimates import catalog_listing, current_catalog
 from reports.hardware_params import HARDWARE_PARAMS, hardware_from_params
@@ -42,7 +44,9 @@ def _error(message: str, status: int) -> JsonResponse:
 
 def require_safe(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """GET and HEAD only, as Django's require_safe, but a refused method is told so in JSON (Django's answer is an
-    empty text/html body), with the Allow header."""
+    empty text/html body), with the Allow header. CSRF-exempt: the API changes nothing, and the CSRF check ran first,
+    so a POST without a token got Django's HTML 403 page instead of this JSON 405."""
+    @csrf_exempt
     @wraps(view)
     def safe_only(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method not in ("GET", "HEAD"):
@@ -64,8 +68,10 @@ def _json(payload: dict) -> JsonResponse:
 
 @require_safe
 @cache_control(public=True, max_age=API_MAX_AGE)
-def estimate(request: HttpRequest) -> JsonResponse:
+def estimate(request: HttpRequest) -> HttpResponse:
     params = _params(request)
+    if renamed := _renamed_query(request, params):
+        return HttpResponsePermanentRedirect(f"{request.path}?{renamed}")
     try:
         scenario = scenario_from_options(params)
         validate_scenario(scenario)
@@ -78,6 +84,24 @@ def estimate(request: HttpRequest) -> JsonResponse:
     except SizingError as error:
         return _error(str(error), 400)
     return _json(result.to_contract_json())
+
+
+def _renamed_query(request: HttpRequest, params: dict[str, str]) -> str | None:
+    """The query with a model or accelerator slug an admin has since changed replaced by the current one (the pages'
+    old URLs answer 301 likewise), or None when no slug was renamed."""
+    _, catalog = current_catalog()
+    renames = {}
+    if (slug := params.get("model")) and slug not in catalog.model_slugs:
+        renames["model"] = SlugRedirect.current("model", slug)
+    if (gpu := params.get("gpu")) and gpu not in catalog.hardware:
+        renames["gpu"] = SlugRedirect.current("hardware", gpu)
+    renames = {name: new for name, new in renames.items() if new}
+    if not renames:
+        return None
+    query = request.GET.copy()
+    for name, new in renames.items():
+        query[name] = new
+    return query.urlencode()
 
 
 def _model(params: dict[str, str], catalog):

@@ -305,6 +305,8 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     if model_row is None:
         return not_found(request, pages.model_not_found(catalog, model_slug), slugs_in_path=True)
     model = catalog.model(model_slug)
+    if renamed := _renamed_compare_query(request, catalog):
+        return HttpResponsePermanentRedirect(f"{request.path}?{renamed}")
     choices, rejected = parse_choices(selection_from_query(request.GET), catalog)
     form = compare_form(model, request.GET, catalog)
     columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
@@ -319,6 +321,22 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
                                (gettext("Compare"), request.path)]}
     template = "reports/compare.html#table" if request.htmx else "reports/compare.html"
     return render(request, template, context, status=400 if rejected or not form.is_valid() else 200)
+
+
+def _renamed_compare_query(request: HttpRequest, catalog: CatalogSnapshot) -> str | None:
+    """The compare query with accelerator slugs an admin has since changed replaced by the current ones (hw=slug:n
+    and the form's hw0…hw3), so a shared comparison keeps its columns; None when none was renamed."""
+    query, renamed = request.GET.copy(), False
+    for name in ("hw", *(f"hw{slot}" for slot in range(MAX_COMPARED))):
+        values = []
+        for value in query.getlist(name):
+            slug, colon, count = value.strip().partition(":")
+            if slug and slug not in catalog.hardware and (new := SlugRedirect.current("hardware", slug)):
+                value, renamed = f"{new}{colon}{count}", True
+            values.append(value)
+        if values:
+            query.setlist(name, values)
+    return query.urlencode() if renamed else None
 
 
 @require_safe

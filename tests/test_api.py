@@ -100,8 +100,15 @@ def test_listings_validate_and_match_the_command(client):
     assert {"models": models["models"], "hardware": hardware["hardware"]} == json.loads(out.getvalue())
 
 
-def test_only_safe_methods(client):
-    assert client.post("/api/v1/estimate?model=x&gpu=y").status_code == 405
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_only_safe_methods_and_the_refusal_is_json(method):
+    """With CSRF checks on, as a real client meets them (the test client skips them by default): a POST got Django's
+    HTML 403 page before the API's JSON 405."""
+    from django.test import Client
+
+    response = getattr(Client(enforce_csrf_checks=True), method)("/api/v1/estimate?model=x&gpu=y")
+    assert response.status_code == 405 and response["Allow"] == "GET, HEAD"
+    assert response.json()["error"].startswith(f"method {method.upper()} is not allowed")
 
 
 def test_the_page_shows_the_figures_the_api_returns(client):

@@ -25,6 +25,16 @@ def test_old_urls_of_a_renamed_model_and_accelerator_redirect_permanently(client
     for old, new in cases.items():
         response = client.get(old)
         assert (response.status_code, response["Location"]) == (301, new), old
+    # A shared comparison keeps its columns, and the API its answer (the old slugs were a 400 and a 404).
+    compare = client.get("/en/compare/qwen3-14b-instruct/?hw=rtx-4090:2&hw0=rtx-4090&n0=1&hw=h100-80gb-sxm")
+    assert compare.status_code == 301
+    assert compare["Location"] == ("/en/compare/qwen3-14b-instruct/?hw=geforce-rtx-4090%3A2&hw=h100-80gb-sxm"
+                                   "&hw0=geforce-rtx-4090&n0=1")
+    assert client.get(compare["Location"]).status_code == 200
+    api = client.get("/api/v1/estimate?model=qwen3-14b&gpu=rtx-4090&context=4096")
+    assert (api.status_code, api["Location"]) == (
+        301, "/api/v1/estimate?model=qwen3-14b-instruct&gpu=geforce-rtx-4090&context=4096")
+    assert client.get(api["Location"]).status_code == 200
     model.slug = "qwen3-14b-2"  # renamed again: the first URL leads to the newest
     model.save()
     assert client.get("/en/model/qwen3-14b/")["Location"] == "/en/model/qwen3-14b-2/"

@@ -47,7 +47,8 @@ from .fit import (
     vllm_cpu_offload_gib,
 )
 from .kv_cache import (  # noqa: F401  # GPUS_PER_SERVER, vllm_parallel_sizes: the launch line and pages use them
-    DSV4_STATE_BYTES, GPUS_PER_SERVER, KvBreakdown, kv_cache, resolve_kv_dtype, vllm_parallel_sizes,
+    DSV4_STATE_BYTES, GPUS_PER_SERVER, VLLM_DTYPE_FORMATS, KvBreakdown, kv_cache, resolve_kv_dtype,
+    vllm_parallel_sizes,
 )
 from .notes import Note
 from .parallelism import (
@@ -1325,7 +1326,8 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
         notes.append(Note("mtp_included",
                           f"includes the {model.mtp_layers} MTP layer(s) the GGUF stores ({_gib(weights.mtp_bytes)})",
                           {"layers": model.mtp_layers, "mtp_gib": weights.mtp_bytes / GIB}))
-    if scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf"):
+    if (scenario.engine == "vllm" and quant_format(scenario.quant).family.startswith("gguf")
+            and scenario.quant not in VLLM_DTYPE_FORMATS):  # F32 is the checkpoint served at --dtype float32
         notes.append(Note("vllm_gguf_experimental", "vLLM's GGUF support is experimental; vLLM usually serves "
                           "BF16, FP8, AWQ or GPTQ checkpoints"))
     if not plan.format_runs and scenario.engine == "vllm" and not vllm_runs_format(scenario.quant, hardware):
@@ -1396,7 +1398,7 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
         notes.append(Note("vllm_quantized_moe_gap",
                           f"quantized MoE under vLLM: the one published log of such a KV budget "
                           f"({VLLM_QUANTIZED_MOE_SOURCE}, Qwen3-235B-A22B-FP8 on 4 × H100) had {logged:.2f} GiB per "
-                          f"GPU where this engine sizes {modelled:.2f} for its version; the difference is not "
+                          f"GPU where this engine sizes {modelled:.2f} for that model, setup and version; the difference is not "
                           "modelled: expect up to that share less KV memory than shown",
                           {"logged_gib": logged, "modelled_gib": modelled,
                            "gap_pct": (modelled - logged) / logged * 100, "source": VLLM_QUANTIZED_MOE_SOURCE}))
@@ -1506,7 +1508,9 @@ def _fit_warnings(hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan, 
                               {"capacity": capacity, "context": scenario.context, "concurrency": concurrency}))
         elif capacity is not None and concurrency is not None and concurrency < scenario.batch:
             notes.append(Note("vllm_kv_pool_below_batch",
-                              f"vLLM's KV pool holds {concurrency:.1f} full {scenario.context:,}-token sequences "
+                              # Tenths rounded down, as the page gives them: a pool holds 2.28 sequences, not 2.3.
+                              f"vLLM's KV pool holds {math.floor(concurrency * 10) / 10:.1f} full "
+                              f"{scenario.context:,}-token sequences "
                               f"at once (its log: {capacity:,} tokens), fewer than --batch {scenario.batch}",
                               {"capacity": capacity, "batch": scenario.batch, "context": scenario.context,
                                "concurrency": concurrency}))

@@ -88,8 +88,10 @@ class CloudChoice:
     verdict: Verdict
     required_bytes: float
     per_gpu_bytes: float
-    decode_tok_s: float
+    decode_tok_s: float  # one stream, empty cache (the speed the other cards show)
     cost_per_mtok_usd: float  # one stream (batch 1), as the estimate contract's cost_per_mtok_usd
+    priced_tok_s: float  # the speed that cost is priced at: one stream at priced_depth cached tokens
+    priced_depth: int
 
     @property
     def total_memory_gb(self) -> float:
@@ -266,7 +268,7 @@ def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
         cost = ServingCost.on_offer(offer, decode_tok_s=priced.tokens_per_s, depth=at_depth.depth)
         return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,
                                           max(plan.fit.placement.demand_per_gpu), decode,
-                                          cost.single_stream_usd_per_mtok))
+                                          cost.single_stream_usd_per_mtok, priced.tokens_per_s, at_depth.depth))
     return Recommendation(None, Note("no_offer_fits_any", "no catalog cloud offer holds it"))
 
 

@@ -222,6 +222,18 @@ def vllm_platform_label(platform: str) -> str:
 # "kv heads/rank" is one phrase before "kv heads"; a phrase matches whole words only ("tokens" is not the end of
 # max_num_batched_tokens).
 FORMULA_PHRASES = {
+    # kv_cache.vllm_group_padding_terms: "vLLM groups layers 10 to a group: 52 sliding layers take 6 groups = …"
+    "vLLM groups layers": pgettext_lazy("formula", "vLLM groups layers"),
+    "to a group": pgettext_lazy("formula", "to a group"),
+    "sliding layers": pgettext_lazy("formula", "sliding layers"),
+    "full layers": pgettext_lazy("formula", "full layers"),
+    "chunked layers": pgettext_lazy("formula", "chunked layers"),
+    "on each of": pgettext_lazy("formula", "on each of"),
+    "pipeline stages": pgettext_lazy("formula", "pipeline stages"),
+    "take": pgettext_lazy("formula", "take"),
+    "groups": pgettext_lazy("formula", "groups"),
+    "slots": pgettext_lazy("formula", "slots"),
+    "without a layer": pgettext_lazy("formula", "without a layer"),
     "vLLM's config hook for this model sets mamba_ssm_cache_dtype from its config": pgettext_lazy(
         "formula", "vLLM's config hook for this model sets mamba_ssm_cache_dtype from its config"),
     "vLLM's start-up check reserves more for the tokens in flight": pgettext_lazy(

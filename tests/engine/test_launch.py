@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reports.launch import llama_cpp_command, vllm_command
-from reports.sizing.estimate import plan_memory
+from reports.sizing.estimate import estimate, plan_memory
 from reports.sizing.specs import Scenario
 from bench import seed_catalog as catalog
 
@@ -125,3 +125,13 @@ def test_a_tag_asked_of_a_repo_whose_files_are_unknown_is_flagged():
     no_repo = replace(gemma, gguf_repo="", gguf_repo_quants=())
     assert "gguf_tag_unverified" not in llama_cpp_command(no_repo, scenario,
                                                           plan_memory(no_repo, h100, scenario)).note_codes
+
+
+def test_fp32_under_vllm_is_no_experimental_gguf():
+    """--quant FP32 under vLLM resolves to the F32 type, which is a GGUF type too: the estimate warned "vLLM's GGUF
+    support is experimental" beside a command that serves the checkpoint with --dtype float32. A real GGUF keeps it."""
+    llama, gpu = catalog.model("llama-3-1-8b-instruct"), catalog.accelerator("h100-80gb-sxm")
+    fp32 = estimate(llama, gpu, Scenario(engine="vllm", quant="FP32", kv_dtype="auto"))
+    assert "vllm_gguf_experimental" not in {note.code for note in fp32.warnings}
+    gguf = estimate(llama, gpu, Scenario(engine="vllm", quant="Q4_K_M", kv_dtype="auto"))
+    assert "vllm_gguf_experimental" in {note.code for note in gguf.warnings}
