@@ -219,6 +219,19 @@ def test_cost_names_the_offers_accelerator_and_its_speed(client):
     assert cost == pytest.approx(1e6 / int(line.group(2)) / 3600 * 0.22, abs=0.01)
 
 
+def test_cost_card_prices_prompt_tokens_at_the_same_offers_prefill_speed(client):
+    """Next to the output-token cost, the input-token cost on the same offer (RunPod's RTX 3090 at $0.22/h): its
+    hourly price over that accelerator's own prefill speed of the 4K prompt."""
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    line = re.search(r"Prompt \(input\) tokens: \$([\d.]+) per 1M on the same offer, at its prefill speed of "
+                     r"~([\d,]+) tok/s for a 4K prompt", text)
+    assert line, text[text.index("Cost per 1M"):][:700]
+    prefill = float(line.group(2).replace(",", ""))
+    assert float(line.group(1)) == pytest.approx(1e6 / prefill / 3600 * 0.22, rel=0.02)
+    output = float(re.search(r"Cost per 1M tokens \$([\d.]+)", text).group(1))
+    assert float(line.group(1)) < output / 10  # a prompt token costs a fraction of a generated one
+
+
 @pytest.mark.parametrize("lang, pattern", [
     ("en", r"\$([\d.]+) with 16 streams, on ([\w.]+), 1 × (.+?) at \$([\d.]+)/h"),
     ("de", r"([\d,]+) \$ mit 16 Sequenzen, bei ([\w.]+), 1 × (.+?) zu ([\d,]+) \$/Std"),
