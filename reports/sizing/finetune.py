@@ -72,7 +72,14 @@ optimizer states and master weights are sharded evenly; activations and overhead
 GPU runs its own micro-batch of ``batch`` sequences). FSDP all-gathers one decoder layer at a time
 and prefetches the next one in the backward pass (PyTorch FSDP ``BackwardPrefetch.BACKWARD_PRE``), so
 each GPU also holds two unsharded layers of weights, and for full fine-tuning one unsharded layer of
-gradients before its reduce-scatter. Routed experts are assumed expert-parallel (each GPU keeps its share
+gradients before its reduce-scatter. The root unit is gathered too: transformers' FSDP auto-wrap wraps each decoder
+layer (``transformer_auto_wrap_policy`` over the model's ``_no_split_modules``, the ``--fsdp_transformer_layer_cls_to_wrap``
+classes), so the token embeddings, final norm and lm_head stay in the root FSDP unit, and FSDP keeps the root unsharded
+from forward through backward (torch ``fully_shard``: "The root FSDP state has its value specially set to ``False``
+[reshard_after_forward] as a heuristic since its parameters would typically be immediately all-gathered for
+backward"): Llama-3.1-8B's 1.05 B root parameters are 1.96 GiB of bf16 on every GPU. Full fine-tuning also holds the
+root's unsharded gradients until the root's reduce-scatter after the whole backward pass: the lm_head's from the
+first backward op on (alongside the gathered layers), the embeddings' at the end. Routed experts are assumed expert-parallel (each GPU keeps its share
 and tokens travel to them by all-to-all, as DeepSpeed-MoE, Megatron and torchtitan do), so they are never
 gathered: wrapping a 256-expert DeepSeek-V3 layer whole would put ~68 GB of gathered weights on every
 GPU. QLoRA shards the same way (FSDP + QLoRA, Answer.AI 2024).
@@ -239,13 +246,19 @@ def finetune_memory(
     optimizer = options.optimizer or DEFAULT_OPTIMIZER[method]
     activations = _activation_bytes(spec, inventory, options)
     if method == "full":
-        return _full_memory(inventory, params_total, optimizer, activations)
+        return _full_memory(spec, inventory, params_total, optimizer, activations)
     return _adapter_memory(spec, inventory, params_total, method, optimizer, activations, options)
 
 
 def _full_memory(
-    inventory: _Inventory, params_total: float, optimizer: Optimizer, activations: float
+    spec: ModelSpec, inventory: _Inventory, params_total: float, optimizer: Optimizer, activations: float
 ) -> FinetuneMemory:
+    root = _root_unit_params(spec)
+    head = spec.vocab_size * spec.hidden_size  # the lm_head's gradient (tied: the shared matrix's)
+    # During backward: two gathered layers + one layer's unsharded gradients + the lm_head's gradient; at its end
+    # the root's whole gradient. Either way on top of the gathered root (module doc).
+    layers = (FSDP_UNSHARDED_LAYERS + 1) * inventory.largest_gathered_params
+    gradient_peak = max(layers + head, root) * BF16_BYTES
     return FinetuneMemory(
         method="full",
         optimizer=optimizer,
@@ -257,8 +270,7 @@ def _full_memory(
         master_weights=params_total * FP32_BYTES,
         activations=activations,
         overhead=float(CUDA_CONTEXT_BYTES),
-        # two gathered layers of bf16 weights plus one layer of unsharded bf16 gradients
-        fsdp_buffers=(FSDP_UNSHARDED_LAYERS + 1) * inventory.largest_gathered_params * BF16_BYTES,
+        fsdp_buffers=root * BF16_BYTES + gradient_peak,
     )
 
 
@@ -297,7 +309,8 @@ def _adapter_memory(
         master_weights=0.0,
         activations=activations,
         overhead=overhead,
-        fsdp_buffers=FSDP_UNSHARDED_LAYERS * gathered_layer_bytes,
+        # two gathered layers plus the root unit (embeddings, final norm, head), frozen bf16 in LoRA and QLoRA
+        fsdp_buffers=FSDP_UNSHARDED_LAYERS * gathered_layer_bytes + _root_unit_params(spec) * BF16_BYTES,
     )
 
 
@@ -557,6 +570,13 @@ def _unquantized_params(spec: ModelSpec, inventory: _Inventory) -> int:
     head = 0 if spec.tie_word_embeddings else embedding
     norms = (2 * spec.num_layers + 1) * spec.hidden_size
     return embedding + head + norms + inventory.fused_params
+
+
+def _root_unit_params(spec: ModelSpec) -> int:
+    """What FSDP's root unit holds once the decoder layers are wrapped: token embeddings, the final norm and the
+    lm_head (unless tied to the embeddings)."""
+    embedding = spec.vocab_size * spec.hidden_size
+    return embedding + (0 if spec.tie_word_embeddings else embedding) + spec.hidden_size
 
 
 # --- activations -------------------------------------------------------------------------------
