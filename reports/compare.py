@@ -9,10 +9,15 @@ from django.http import QueryDict
 
 from reports.engine_messages import sizing_error_text
 from reports.estimates import CatalogSnapshot
-from reports.forms import ConfiguratorForm, scenario_query
+from reports.forms import COST_FIELDS, ConfiguratorForm, scenario_query
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, cost_depth, decode_speeds, engine_usable_bytes
-from reports.sizing.economics import cost_per_million_tokens, fleet_power_w, price_per_usable_gb
+from reports.sizing.economics import (
+    cost_per_million_tokens,
+    fleet_power_w,
+    monthly_cloud_cost,
+    price_per_usable_gib,
+)
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
 MAX_COMPARED = 4
@@ -39,9 +44,15 @@ class Column:
     error: str  # why this column could not be sized (e.g. heads not divisible by the GPU count)
     offer: CloudOfferSpec | None  # the cheapest catalog offer of exactly this accelerator × count
     cost_per_mtok_usd: float | None  # on that offer, one stream
-    price_per_usable_gb: float | None  # purchase price of the GPUs ÷ the memory the engine uses (decimal GB)
+    price_per_usable_gib: float | None  # purchase price of the GPUs ÷ the memory the engine uses (GiB, as the rows)
     power_w: float | None
     report_query: str  # this column's report in the compared configuration
+    purchase_usd: float | None = None  # GPU count × the catalog price of one (None: no price published)
+    monthly_cloud_usd: float | None = None  # the exact-count offer at the visitor's hours (reserved: 24 h/day)
+    # GPU counts the catalog rents this accelerator in when no offer has exactly this count. Those are other
+    # machines: GPUs of separate instances would exchange activations over the network, not NVLink/PCIe, so the
+    # column's speeds do not hold for them and no cost is made up from them.
+    other_offer_counts: tuple[int, ...] = ()
 
 
 def selection_from_query(query: QueryDict) -> list[str]:
@@ -81,6 +92,9 @@ def parse_choices(values: list[str], catalog: CatalogSnapshot) -> tuple[list[Cho
 def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorForm,
                     catalog: CatalogSnapshot) -> list[Column]:
     scenario = form.scenario()
+    hours = form.cost_inputs()["hours"]
+    cost_pairs = [(name, form.data[name]) for name in COST_FIELDS
+                  if form.data.get(name) not in (None, "") and name not in form.errors]
     columns = []
     for choice in choices:
         hardware = catalog.accelerator(choice.slug)
@@ -89,8 +103,9 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
             error = ""
         except SizingError as exc:
             estimate, error = None, sizing_error_text(exc)
-        offer = min((o for o in catalog.offers if o.confirmed and o.accelerator_slug == choice.slug
-                     and o.gpu_count == choice.count), key=lambda o: o.hourly_usd, default=None)
+        confirmed = [o for o in catalog.offers if o.confirmed and o.accelerator_slug == choice.slug]
+        offer = min((o for o in confirmed if o.gpu_count == choice.count), key=lambda o: o.hourly_usd, default=None)
+        other_counts = () if offer else tuple(sorted({o.gpu_count for o in confirmed}))
         cost = None
         if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs:
             # Priced as the report's cost card: one stream with half the context cached (estimate.cost_depth).
@@ -98,11 +113,15 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
             decode, _ = decode_speeds(model, hardware, at_depth, estimate.memory, estimate.params)
             cost = cost_per_million_tokens(decode.tokens_per_s, offer.hourly_usd)
         # What the engine uses of each GPU: under vLLM its --gpu-memory-utilization budget.
-        price = price_per_usable_gb(price_usd=hardware.price_usd, gpus=choice.count,
-                                    usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))
+        price = price_per_usable_gib(price_usd=hardware.price_usd, gpus=choice.count,
+                                     usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))
+        monthly = (monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours)
+                   if offer is not None else None)
         columns.append(Column(choice, hardware, estimate, error, offer, cost, price,
                               fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count),
-                              urlencode(scenario_query(replace(scenario, gpus=choice.count)))))
+                              urlencode([*scenario_query(replace(scenario, gpus=choice.count)), *cost_pairs]),
+                              purchase_usd=None if hardware.price_usd is None else hardware.price_usd * choice.count,
+                              monthly_cloud_usd=monthly, other_offer_counts=other_counts))
     return columns
 
 

@@ -719,6 +719,17 @@ class ReportPage:
     def recommendations(self) -> Recommendations:
         return self.catalog.recommendations(self.model, self.recommendation_scenario)
 
+    @cached_property
+    def compare_url(self) -> str | None:
+        """The compare page with this accelerator × GPU count preselected in this configuration (the visitor's cost
+        inputs kept); None for a config.json model or custom hardware, which the compare page does not hold."""
+        if self.route.url_name != "reports:report" or self.custom_hardware or self.estimate is None:
+            return None
+        scenario = self.estimate.scenario
+        pairs = [("hw0", self.hardware.slug), ("n0", str(scenario.gpus)),
+                 *((name, value) for name, value in scenario_query(scenario) if name != "gpus"), *self._cost_query]
+        return f"{url_pattern('reports:compare', model_slug=self.model.slug)}?{urlencode(pairs)}"
+
     def recommendation_url(self, hardware: HardwareSpec, count: int) -> str:
         """The report of a recommended `count` × `hardware` in the configuration it was chosen for."""
         return self.configured_url(hardware, replace(self.recommendation_scenario, gpus=count))

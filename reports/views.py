@@ -311,8 +311,10 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     form = compare_form(model, request.GET, catalog)
     columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
     context = {"model": model, "model_row": model_row, "form": form, "choices": choices, "rejected": rejected,
-               # The GPU count is chosen per accelerator; the cost inputs have no column here.
-               "shown_fields": [field for field in form.scenario_fields() if field.name != "gpus"],
+               # The GPU count is chosen per accelerator; of the cost inputs only the hours a day price a row
+               # (the monthly cloud bill), the budget and the kWh price have none.
+               "shown_fields": [*(field for field in form.scenario_fields() if field.name != "gpus"), form["hours"]],
+               "cost_inputs": form.cost_inputs() if form.is_valid() else {},
                "speed_upper_bound": not model.layer_count_known,
                "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),
                "slots": [(slot, choices[slot] if slot < len(choices) else None) for slot in range(MAX_COMPARED)],

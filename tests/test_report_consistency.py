@@ -219,6 +219,19 @@ def test_cost_names_the_offers_accelerator_and_its_speed(client):
     assert cost == pytest.approx(1e6 / int(line.group(2)) / 3600 * 0.22, abs=0.01)
 
 
+def test_cost_card_prices_prompt_tokens_at_the_same_offers_prefill_speed(client):
+    """Next to the output-token cost, the input-token cost on the same offer (RunPod's RTX 3090 at $0.22/h): its
+    hourly price over that accelerator's own prefill speed of the 4K prompt."""
+    text = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090"))
+    line = re.search(r"Prompt \(input\) tokens: \$([\d.]+) per 1M on the same offer, at its prefill speed of "
+                     r"~([\d,]+) tok/s for a 4K prompt", text)
+    assert line, text[text.index("Cost per 1M"):][:700]
+    prefill = float(line.group(2).replace(",", ""))
+    assert float(line.group(1)) == pytest.approx(1e6 / prefill / 3600 * 0.22, rel=0.02)
+    output = float(re.search(r"Cost per 1M tokens \$([\d.]+)", text).group(1))
+    assert float(line.group(1)) < output / 10  # a prompt token costs a fraction of a generated one
+
+
 @pytest.mark.parametrize("lang, pattern", [
     ("en", r"\$([\d.]+) with 16 streams, on ([\w.]+), 1 × (.+?) at \$([\d.]+)/h"),
     ("de", r"([\d,]+) \$ mit 16 Sequenzen, bei ([\w.]+), 1 × (.+?) zu ([\d,]+) \$/Std"),
@@ -493,6 +506,48 @@ def test_compare_page_has_breadcrumbs_and_says_which_offer_is_missing(client):
     assert "no catalog cloud offer of 2 × RTX 4090" in text
 
 
+def test_compare_without_an_offer_of_that_count_points_to_the_accelerators_offers_not_a_made_up_cost(client):
+    """No catalog offer rents 2 × H100 SXM, but offers of 1 and 8 do: separate machines are not one 2-GPU server
+    (no NVLink between them), so no cost is made up from 2 single-GPU instances; the cell links to the offers."""
+    body = client.get("/en/compare/llama-3-3-70b-instruct/?hw0=h100-80gb-sxm&n0=2").content.decode()
+    text = " ".join(re.sub(r"<[^>]+>", " ", body).split())
+    assert "no catalog cloud offer of 2 × H100 80GB SXM" in text
+    assert "Catalog offers of it have other GPU counts per machine (1, 8; see the offers )." in text
+    assert 'href="/en/hardware/h100-80gb-sxm/#prices"' in body
+    cloud = re.search(r"Cloud per month at 4\.0 h/day (\S+)", text)
+    assert cloud.group(1) == "—"
+
+
+def test_compare_rows_purchase_price_monthly_bill_at_the_visitors_hours_all_streams_and_price_per_gib(client):
+    _, catalog = current_catalog()
+    text = text_of(client, "/en/compare/llama-3-3-70b-instruct/"
+                           "?hw0=h100-80gb-sxm&n0=2&hw1=rtx-4090&n1=1&batch=4&hours=6")
+    # Purchase: 2 × the catalog's $27,500 for one H100 SXM; one RTX 4090 at $1,599.
+    assert "Purchase price $55,000 2 × $27,500 $1,599" in text
+    # The RTX 4090's cheapest 1-GPU offer billed 6 h a day for 30.4 days (economics.monthly_cloud_cost).
+    hourly = min(o.hourly_usd for o in catalog.offers
+                 if o.confirmed and o.accelerator_slug == "rtx-4090" and o.gpu_count == 1)
+    monthly = float(re.search(r"Cloud per month at 6\.0 h/day — \$([\d,.]+)", text).group(1).replace(",", ""))
+    assert monthly == pytest.approx(hourly * 6 * 30.4, abs=0.01)
+    # All 4 streams together, as the report's speed card shows them.
+    scenario = Scenario(batch=4, gpus=2)
+    h100 = catalog.estimate(catalog.model("llama-3-3-70b-instruct"), catalog.hardware["h100-80gb-sxm"], scenario)
+    assert f"All 4 streams together {toks(h100.aggregate_decode.tokens_per_s)}" in text
+    # Per GiB like the memory rows: $55,000 over 2 × 76.0 GiB usable = $361.84 (it read $337 per decimal GB).
+    assert "Price per usable GiB $361.84" in text
+
+
+def test_every_report_links_to_compare_with_its_accelerator_count_and_configuration(client):
+    body = client.get(url("llama-3-1-8b-instruct", "h100-80gb-sxm", query="gpus=2&quant=Q8_0&hours=6")).content
+    link = html.unescape(re.search(r'<a href="([^"]+)" id="compare-link">', body.decode()).group(1))
+    assert link.startswith("/en/compare/llama-3-1-8b-instruct/?hw0=h100-80gb-sxm&n0=2&quant=Q8_0&")
+    assert "hours=6" in link and "gpus=" not in link
+    compare = client.get(link).content.decode()
+    assert re.search(r'<option value="h100-80gb-sxm" selected>', compare)
+    assert re.search(r'<select name="n0" id="id_n0">.*?<option value="2" selected>', compare, re.S)
+    assert "Cloud per month at 6.0 h/day" in compare
+
+
 def test_a_break_even_beyond_ten_years_reads_in_years(client):
     text = text_of(client, url("llama-3-3-70b-instruct", "h100-80gb-sxm", query="budget=30000&gpus=2"))
     # No catalog offer rents 2 × H100: the same tokens on the offer where one costs least (packet.ai's RTX PRO 6000
@@ -503,9 +558,12 @@ def test_a_break_even_beyond_ten_years_reads_in_years(client):
 
 def test_finetune_assumptions_name_what_the_numbers_assume(client):
     mixtral = text_of(client, url("mixtral-8x7b-instruct", "h100-80gb-sxm"))
-    assert "Routed experts are not adapted" in mixtral and "paged 8-bit AdamW" in mixtral
+    assert "paged 8-bit AdamW" in mixtral
+    # one stated MoE assumption: transformers v5's fused experts stay bf16 under QLoRA and get no adapters
+    assert "Assumed stack for this MoE model: Hugging Face transformers v5" in mixtral
+    assert "so bitsandbytes does not quantize them (they stay bf16 under QLoRA)" in mixtral
     llama = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm"))
-    assert "Routed experts are not adapted" not in llama
+    assert "Assumed stack for this MoE model" not in llama
     assert "CUDA context and kernels" not in llama  # the label also covered ROCm and the QLoRA dequant buffer
 
 
@@ -1330,7 +1388,7 @@ def test_the_compare_page_links_each_column_in_its_configuration_and_prices_vllm
     assert len(links) == 2 and all("engine=vllm" in link and "quant=FP8" in link
                                    and "gpu_memory_utilization=0.8" in link for link in links)
     assert "gpus=2" in links[1]
-    price = re.compile(r"Price per usable GB.*?\$([\d,.]+)", re.S)
+    price = re.compile(r"Price per usable GiB.*?\$([\d,.]+)", re.S)
     assert float(price.search(at_08).group(1).replace(",", "")) > float(price.search(at_09).group(1).replace(",", ""))
 
 

@@ -107,6 +107,18 @@ class ServingCost:
     accelerator_name: str = ""  # the offer's accelerator (the cheapest offer may be another one than the report's)
     aggregate_tok_s: float = 0.0  # all ``batch`` streams together on the offer: what batch_usd_per_mtok is priced at
     depth: int = 0  # cached tokens per stream the speeds are taken at (estimate.cost_depth: half the context)
+    # The offer's own prefill speed (prompt tokens/s; None: its accelerator publishes no FP16 TFLOPS) and the prompt
+    # length it is taken at: what a prompt (input) token costs there.
+    prefill_tok_s: float | None = None
+    prompt: int = 0
+
+    @property
+    def input_usd_per_mtok(self) -> float | None:
+        """USD to process one million prompt (input) tokens on this offer: its hourly price over its own prefill
+        speed, cost_per_million_tokens's arithmetic. None where the prefill speed is unknown."""
+        if not self.prefill_tok_s or self.prefill_tok_s <= 0:
+            return None
+        return cost_per_million_tokens(self.prefill_tok_s, self.offer.hourly_usd)
 
     @classmethod
     def on_offer(
@@ -118,6 +130,8 @@ class ServingCost:
         aggregate_decode_tok_s: float | None = None,
         accelerator_name: str = "",
         depth: int = 0,
+        prefill_tok_s: float | None = None,
+        prompt: int = 0,
     ) -> ServingCost:
         """``aggregate_decode_tok_s`` defaults to ``decode_tok_s`` (batch 1)."""
         if batch < 1:
@@ -132,6 +146,8 @@ class ServingCost:
             accelerator_name=accelerator_name,
             aggregate_tok_s=aggregate,
             depth=depth,
+            prefill_tok_s=prefill_tok_s,
+            prompt=prompt,
         )
 
 
@@ -258,11 +274,15 @@ def _require_hours_per_day(hours_per_day: float) -> None:
         raise SizingError(f"hours_per_day must be in (0, 24], got {hours_per_day}")
 
 
-def price_per_usable_gb(*, price_usd: float | None, gpus: int, usable_bytes_per_gpu: float) -> float | None:
-    """Purchase price of `gpus` accelerators per decimal GB of the memory a model can use on them (None: no price)."""
+BYTES_PER_GIB = 2**30
+
+
+def price_per_usable_gib(*, price_usd: float | None, gpus: int, usable_bytes_per_gpu: float) -> float | None:
+    """Purchase price of `gpus` accelerators per GiB (2^30 bytes, the unit of every memory figure beside it) of the
+    memory a model can use on them (None: no price)."""
     if price_usd is None or usable_bytes_per_gpu <= 0:
         return None
-    return price_usd * gpus / (usable_bytes_per_gpu * gpus / 1e9)
+    return price_usd * gpus / (usable_bytes_per_gpu * gpus / BYTES_PER_GIB)
 
 
 def fleet_power_w(*, tdp_w: float | None, gpus: int) -> float | None:

@@ -1272,11 +1272,15 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
         if not _offer_fits(model, accelerator, scenario, offer):
             continue
         on_offer = replace(scenario, gpus=offer.gpu_count)
-        decode, aggregate = decode_speeds(model, accelerator, on_offer, plan_memory(model, accelerator, on_offer),
-                                          params)
+        plan = plan_memory(model, accelerator, on_offer)
+        decode, aggregate = decode_speeds(model, accelerator, on_offer, plan, params)
+        # A prompt (input) token is priced at the offer's own prefill speed of the scenario's prompt from an empty
+        # cache, as the output token is at its own decode speed (None without published FP16 TFLOPS).
+        prefill = estimate_speeds(model, accelerator, replace(on_offer, depth=0), plan, params).prefill
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
-                                          accelerator_name=accelerator.name, depth=scenario.depth))
+                                          accelerator_name=accelerator.name, depth=scenario.depth,
+                                          prefill_tok_s=prefill.tokens_per_s, prompt=scenario.prompt))
     return tuple(costs)
 
 

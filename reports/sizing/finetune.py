@@ -72,7 +72,14 @@ optimizer states and master weights are sharded evenly; activations and overhead
 GPU runs its own micro-batch of ``batch`` sequences). FSDP all-gathers one decoder layer at a time
 and prefetches the next one in the backward pass (PyTorch FSDP ``BackwardPrefetch.BACKWARD_PRE``), so
 each GPU also holds two unsharded layers of weights, and for full fine-tuning one unsharded layer of
-gradients before its reduce-scatter. Routed experts are assumed expert-parallel (each GPU keeps its share
+gradients before its reduce-scatter. The root unit is gathered too: transformers' FSDP auto-wrap wraps each decoder
+layer (``transformer_auto_wrap_policy`` over the model's ``_no_split_modules``, the ``--fsdp_transformer_layer_cls_to_wrap``
+classes), so the token embeddings, final norm and lm_head stay in the root FSDP unit, and FSDP keeps the root unsharded
+from forward through backward (torch ``fully_shard``: "The root FSDP state has its value specially set to ``False``
+[reshard_after_forward] as a heuristic since its parameters would typically be immediately all-gathered for
+backward"): Llama-3.1-8B's 1.05 B root parameters are 1.96 GiB of bf16 on every GPU. Full fine-tuning also holds the
+root's unsharded gradients until the root's reduce-scatter after the whole backward pass: the lm_head's from the
+first backward op on (alongside the gathered layers), the embeddings' at the end. Routed experts are assumed expert-parallel (each GPU keeps its share
 and tokens travel to them by all-to-all, as DeepSpeed-MoE, Megatron and torchtitan do), so they are never
 gathered: wrapping a 256-expert DeepSeek-V3 layer whole would put ~68 GB of gathered weights on every
 GPU. QLoRA shards the same way (FSDP + QLoRA, Answer.AI 2024).
@@ -80,10 +87,26 @@ GPU. QLoRA shards the same way (FSDP + QLoRA, Answer.AI 2024).
 LoRA targets: "attention+mlp" (the default, PEFT's "all-linear", as the QLoRA paper and Unsloth do)
 adapts every token-mixer projection (q, k, v, o; the MLA projections q_a, q_b, kv_a, kv_b, o; the
 in/out projections of linear-attention, Mamba and short-conv mixers) and the dense MLP and shared-expert
-gate/up/down projections. Routed experts are not adapted: transformers stores them as fused
-nn.Parameter tensors that PEFT's LoRA does not match (transformers issue #36518 / PEFT #2545), and
-adapting each of hundreds of experts would multiply the adapter count; routers are not adapted either.
-"attention" adapts the token-mixer projections only.
+gate/up/down projections. "attention" adapts the token-mixer projections only.
+
+MoE models: one assumption for QLoRA and LoRA, the stock Hugging Face stack of today (transformers v5 +
+PEFT + bitsandbytes). In transformers v5 every MoE model stores its routed experts as fused 3-D
+nn.Parameter tensors (``Qwen3MoeExperts.gate_up_proj`` [experts, 2·width, hidden] and ``down_proj``,
+``DeepseekV3NaiveMoe``, ``GptOssExperts``; "Collection of expert weights stored as 3D tensors",
+src/transformers/integrations/moe.py) and its router as a bare nn.Parameter (``Qwen3MoeTopKRouter.weight``).
+transformers v4 (up to 4.57) still had ``nn.ModuleList`` of nn.Linear experts and an nn.Linear router
+for Qwen3-MoE and DeepSeek-V3 (modeling_qwen3_moe.py ``Qwen3MoeSparseMoeBlock``); gpt-oss was fused from
+its first release. Consequences in v5, and here:
+  * bitsandbytes' 4-bit conversion replaces nn.Linear modules only, so the fused experts and routers stay
+    bf16 under QLoRA (bitsandbytes issue #1849, "the experts silently stay 16-bit"; the Experts4bit PR #1965
+    is not merged). Only the attention, shared-expert and dense projections are NF4.
+  * PEFT's "all-linear" collects nn.Linear/Conv1D modules (peft tuners_utils
+    ``_maybe_include_all_linear_layers``), so routed experts and routers get no adapters; reaching them needs
+    ``target_parameters`` (PEFT 0.17+), which no default recipe sets.
+Unsloth patches the loader to quantize the fused experts (unsloth issue #4032, unsloth-zoo PR #527) and so
+fine-tunes Qwen3-30B-A3B in about 17.5 GB (Qwen docs, training/unsloth.md); its own docs advise against MoE
+QLoRA on stock bitsandbytes ("MoE QLoRA 4-bit is not recommended due to BitsandBytes limitations",
+unsloth.ai/docs/models/qwen3.5/fine-tune). We size the stock stack.
 """
 
 from __future__ import annotations
@@ -223,13 +246,19 @@ def finetune_memory(
     optimizer = options.optimizer or DEFAULT_OPTIMIZER[method]
     activations = _activation_bytes(spec, inventory, options)
     if method == "full":
-        return _full_memory(inventory, params_total, optimizer, activations)
+        return _full_memory(spec, inventory, params_total, optimizer, activations)
     return _adapter_memory(spec, inventory, params_total, method, optimizer, activations, options)
 
 
 def _full_memory(
-    inventory: _Inventory, params_total: float, optimizer: Optimizer, activations: float
+    spec: ModelSpec, inventory: _Inventory, params_total: float, optimizer: Optimizer, activations: float
 ) -> FinetuneMemory:
+    root = _root_unit_params(spec)
+    head = spec.vocab_size * spec.hidden_size  # the lm_head's gradient (tied: the shared matrix's)
+    # During backward: two gathered layers + one layer's unsharded gradients + the lm_head's gradient; at its end
+    # the root's whole gradient. Either way on top of the gathered root (module doc).
+    layers = (FSDP_UNSHARDED_LAYERS + 1) * inventory.largest_gathered_params
+    gradient_peak = max(layers + head, root) * BF16_BYTES
     return FinetuneMemory(
         method="full",
         optimizer=optimizer,
@@ -241,8 +270,7 @@ def _full_memory(
         master_weights=params_total * FP32_BYTES,
         activations=activations,
         overhead=float(CUDA_CONTEXT_BYTES),
-        # two gathered layers of bf16 weights plus one layer of unsharded bf16 gradients
-        fsdp_buffers=(FSDP_UNSHARDED_LAYERS + 1) * inventory.largest_gathered_params * BF16_BYTES,
+        fsdp_buffers=root * BF16_BYTES + gradient_peak,
     )
 
 
@@ -262,7 +290,7 @@ def _adapter_memory(
         gathered_layer_bytes = inventory.largest_gathered_params * BF16_BYTES
         overhead = float(CUDA_CONTEXT_BYTES)
     else:  # qlora
-        unquantized = _unquantized_params(spec)
+        unquantized = _unquantized_params(spec, inventory)
         if params_total <= unquantized:
             raise SizingError(
                 f"params_total {params_total:.4g} is not larger than the embeddings and norms of {spec.slug}"
@@ -281,7 +309,8 @@ def _adapter_memory(
         master_weights=0.0,
         activations=activations,
         overhead=overhead,
-        fsdp_buffers=FSDP_UNSHARDED_LAYERS * gathered_layer_bytes,
+        # two gathered layers plus the root unit (embeddings, final norm, head), frozen bf16 in LoRA and QLoRA
+        fsdp_buffers=FSDP_UNSHARDED_LAYERS * gathered_layer_bytes + _root_unit_params(spec) * BF16_BYTES,
     )
 
 
@@ -295,6 +324,9 @@ def finetune_memory_all(
 # --- linear layers of the model ----------------------------------------------------------------
 
 Role = Literal["mixer", "mlp", "expert", "router"]
+# Roles that transformers v5 builds as nn.Linear (bitsandbytes quantizes them, all-linear adapts them); routed
+# experts and routers are fused nn.Parameter tensors (module doc).
+_LINEAR_ROLES: tuple[Role, ...] = ("mixer", "mlp")
 
 
 @dataclass(frozen=True)
@@ -324,7 +356,8 @@ class _LayerKind:
 class _Inventory:
     kinds: tuple[_LayerKind, ...]
     largest_gathered_params: int  # weights FSDP gathers for the biggest layer (routed experts excluded)
-    largest_matrix_params: int  # biggest single weight matrix inside the layers
+    largest_matrix_params: int  # biggest single nn.Linear weight inside the layers (what QLoRA dequantizes)
+    fused_params: int  # routed experts and routers: nn.Parameter in transformers v5, never NF4 (module doc)
 
 
 @lru_cache(maxsize=256)
@@ -336,10 +369,14 @@ def _inventory(spec: ModelSpec) -> _Inventory:
         sum(linear.params for linear in kind.linears if linear.role != "expert") for kind in kinds
     )
     largest_matrix = max(
-        (linear.d_in * linear.d_out for kind in kinds for linear in kind.linears), default=0
+        (linear.d_in * linear.d_out for kind in kinds for linear in kind.linears if linear.role in _LINEAR_ROLES),
+        default=0,
     )
+    fused = sum(kind.count * linear.params for kind in kinds for linear in kind.linears
+                if linear.role not in _LINEAR_ROLES)
     return _Inventory(
-        kinds=kinds, largest_gathered_params=largest_gathered, largest_matrix_params=largest_matrix
+        kinds=kinds, largest_gathered_params=largest_gathered, largest_matrix_params=largest_matrix,
+        fused_params=fused,
     )
 
 
@@ -523,15 +560,23 @@ def _adapter_width_sum(inventory: _Inventory, target_modules: TargetModules) -> 
     )
 
 
-def _unquantized_params(spec: ModelSpec) -> int:
-    """Token embeddings, output head (unless tied) and RMSNorm weights: bitsandbytes leaves them 16-bit.
+def _unquantized_params(spec: ModelSpec, inventory: _Inventory) -> int:
+    """Token embeddings, output head (unless tied), RMSNorm weights, and the routed experts and routers that
+    transformers v5 fuses into nn.Parameter tensors: bitsandbytes leaves them all 16-bit (module doc).
 
     Norms: two per layer plus the final one (Llama layout); MLA/QK-norms add < 0.01 % and are left out.
     """
     embedding = spec.vocab_size * spec.hidden_size
     head = 0 if spec.tie_word_embeddings else embedding
     norms = (2 * spec.num_layers + 1) * spec.hidden_size
-    return embedding + head + norms
+    return embedding + head + norms + inventory.fused_params
+
+
+def _root_unit_params(spec: ModelSpec) -> int:
+    """What FSDP's root unit holds once the decoder layers are wrapped: token embeddings, the final norm and the
+    lm_head (unless tied to the embeddings)."""
+    embedding = spec.vocab_size * spec.hidden_size
+    return embedding + (0 if spec.tie_word_embeddings else embedding) + spec.hidden_size
 
 
 # --- activations -------------------------------------------------------------------------------

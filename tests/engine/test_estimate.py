@@ -147,6 +147,22 @@ def test_cheapest_fitting_offer_prices_the_scenario():
     assert result.to_contract_json()["cost_per_mtok_usd"] == pytest.approx(1e6 / on_4090 / 3600 * 0.40)
 
 
+def test_a_prompt_token_is_priced_at_the_offers_own_prefill_speed():
+    """Input tokens: the offer's hourly price over its own accelerator's prefill speed (of the scenario's prompt from
+    an empty cache), as output tokens are over its decode speed; unknown where the accelerator has no FP16 TFLOPS."""
+    offers = [CloudOfferSpec("Mid", "4090", "rtx-4090", 1, 0.40)]
+    result = estimate(LLAMA_8B, H100, Scenario(), offers=offers, hardware_catalog=[RTX_4090])
+    on_4090 = estimate(LLAMA_8B, RTX_4090, Scenario()).prefill.tokens_per_s  # 4,096-token prompt, depth 0
+    assert result.cost.prefill_tok_s == on_4090 and result.cost.prompt == 4096
+    # $ per 1M prompt tokens = 1e6 / prefill tok/s / 3600 × $0.40/h
+    assert result.cost.input_usd_per_mtok == pytest.approx(1e6 / on_4090 / 3600 * 0.40)
+    assert result.cost.input_usd_per_mtok < result.cost.single_stream_usd_per_mtok  # prefill is far faster
+    no_tflops = replace(RTX_4090, fp16_tflops=None)
+    unknown = estimate(LLAMA_8B, H100, Scenario(), offers=offers, hardware_catalog=[no_tflops])
+    assert unknown.cost.prefill_tok_s is None and unknown.cost.input_usd_per_mtok is None
+    assert unknown.cost.single_stream_usd_per_mtok > 0  # the output cost needs only the bandwidth
+
+
 def test_with_several_streams_the_offer_is_chosen_by_their_cost():
     # Llama 3.1 8B in BF16 under vLLM, 16 streams of 8K: one RTX 4090's KV pool holds 4 of them (aggregate 218.5
     # tok/s from 54.6 for one stream), an H100's all 16 (2,374 from 148.4). At $0.40/h against $2.50/h the 4090 is

@@ -176,6 +176,21 @@ def test_moe_mla_adapters_skip_routed_experts():
     assert result.trainable_params == 13_799_424
 
 
+def test_moe_qlora_keeps_the_fused_routed_experts_and_routers_in_bf16():
+    """transformers v5 stores routed experts and routers as fused nn.Parameter tensors, which bitsandbytes does
+    not quantize (bitsandbytes #1849): QLoRA makes only the attention, dense and shared-expert projections NF4."""
+    result = finetune_memory(V2_LITE, V2_LITE_PARAMS, "qlora")
+    # 16-bit: embeddings + head 419,430,400 + norms (2 × 27 + 1) × 2048 = 112,640
+    #         + routed experts 26 × 64 × 3 × 2048 × 1408 = 14,394,851,328 + routers 26 × 64 × 2048 = 3,407,872
+    #         = 14,817,802,240
+    # NF4: 15,706,484,224 − 14,817,802,240 = 888,681,984 × 4.126953125 / 8 = 458,443,611.375
+    assert result.weights == 458_443_611.375 + 14_817_802_240 * 2  # 30,094,048,091.375 B = 28.03 GiB
+    # the same adapters as LoRA: none on the routed experts or routers
+    assert result.trainable_params == 13_799_424
+    # one dequantized nn.Linear: layer 0's dense up/gate 2048 × 10944 × 2 B = 44,826,624 (experts are not NF4)
+    assert result.overhead == CUDA_CONTEXT + 44_826_624
+
+
 def test_moe_recomputed_layer_counts_routed_copies():
     options = FinetuneOptions(gradient_checkpointing=False, seq_len=1)
     result = finetune_memory(V2_LITE, V2_LITE_PARAMS, "lora", options)
@@ -192,8 +207,10 @@ def test_fsdp_gathers_layers_without_their_routed_experts():
     result = finetune_memory(V2_LITE, V2_LITE_PARAMS, "full")
     # Largest gathered layer: layer 0, MLA 13,762,560 + dense MLP 67,239,936 = 81,002,496 parameters
     # (an MoE layer gathers MLA + shared 17,301,504 + router 131,072 = 31,195,136; its 553,648,128
-    # routed-expert parameters stay expert-parallel). Full: 2 gathered layers + 1 of gradients, bf16.
-    assert result.fsdp_buffers == 3 * 81_002_496 * 2
+    # routed-expert parameters stay expert-parallel). Full: 2 gathered layers + 1 of gradients, bf16 = 486,014,976 B,
+    # plus the root unit (embeddings + head 419,430,400 + final norm 2,048 = 419,432,448 params) gathered,
+    # 838,864,896 B, and the gradient peak max(3 layers + lm_head 209,715,200, root 419,432,448) × 2 B = 905,445,376.
+    assert result.fsdp_buffers == 838_864_896 + (3 * 81_002_496 + 209_715_200) * 2  # 1,744,310,272
 
 
 # A hybrid of every token mixer, hidden 1024 (shapes invented for the arithmetic).
@@ -227,15 +244,30 @@ def test_adapters_on_every_mixer_kind():
     assert finetune_memory(HYBRID, 1e9, "lora").trainable_params == (27_184 + 46_080) * 16
 
 
+def test_fsdp_root_unit_is_gathered_on_every_gpu():
+    """transformers wraps each decoder layer as an FSDP unit; the embeddings, final norm and lm_head stay in the root
+    unit, which FSDP does not reshard after forward: on every GPU, whatever the count."""
+    # root: 2 × 128256 × 4096 + final norm 4096 = 1,050,677,248 params × 2 B = 2,101,354,496 B (1.96 GiB)
+    root = 2_101_354_496
+    lora = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "lora")
+    assert lora.fsdp_buffers == 2 * 218_103_808 * 2 + root  # two gathered bf16 layers + the root
+    qlora = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "qlora")
+    assert qlora.fsdp_buffers == 2 * 218_103_808 * 4.126953125 / 8 + root  # NF4 layers, bf16 root
+    full = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "full")
+    # + the gradient peak: 3 layers (2 gathered + 1 of gradients) 654,311,424 + the lm_head's gradient 525,336,576
+    # = 1,179,648,000 params (> the root's whole gradient at the end, 1,050,677,248) × 2 B = 2,359,296,000
+    assert full.fsdp_buffers == root + 2_359_296_000  # 4,460,650,496 B
+
+
 def test_gpus_needed():
     full = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "full")
     # replicated: activations 3,163,553,792 + context 1,408,237,568 = 4,571,791,360
-    # FSDP buffers: 3 × one layer 218,103,808 × 2 B = 1,308,622,848 → 5,880,414,208 on every GPU
-    # 80 GB × 0.95 = 76e9 B: room 76e9 − 5,880,414,208 = 70,119,585,792; 128,484,179,968 / room = 1.83 → 2
+    # FSDP buffers (root unit, layers, gradients; test above) 4,460,650,496 → 9,032,441,856 on every GPU
+    # 80 GB × 0.95 = 76e9 B: room 76e9 − 9,032,441,856 = 66,967,558,144; 128,484,179,968 / room = 1.92 → 2
     assert full.gpus_needed(76e9) == 2
-    # 24 GB × 0.95 = 22.8e9: room 16,919,585,792 → 7.59 → 8
-    assert full.gpus_needed(22.8e9) == 8
-    assert full.per_gpu(8) == pytest.approx(128_484_179_968 / 8 + 5_880_414_208)
+    # 24 GB × 0.95 = 22.8e9: room 13,767,558,144 → 9.33 → 10 (8 without the root unit)
+    assert full.gpus_needed(22.8e9) == 10
+    assert full.per_gpu(10) == pytest.approx(128_484_179_968 / 10 + 9_032_441_856)
     # Too small for the per-GPU activations and buffers at any count.
     assert full.gpus_needed(4e9) is None
     qlora = finetune_memory(LLAMA_3_1_8B, LLAMA_PARAMS, "qlora")
