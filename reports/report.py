@@ -32,6 +32,7 @@ from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
+    stock_moe_qlora_memory,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
     vllm_fp8_kv_flag, vllm_platform,
@@ -574,6 +575,15 @@ class ReportPage:
             rows.append(FinetuneRow(method, memory.total, memory.weights, memory.training_state, memory.activations,
                                     memory.overhead, gpus_needed == 1, gpus_needed))
         return rows
+
+    @cached_property
+    def finetune_stock_moe_qlora(self) -> dict | None:
+        """A MoE model's QLoRA on the stock transformers v5 stack (experts kept bf16), beside the default's NF4
+        experts: its total and the GPUs it needs here."""
+        memory = stock_moe_qlora_memory(self.model)
+        if memory is None:
+            return None
+        return {"total": memory.total, "gpus": memory.gpus_needed(usable_bytes(self.hardware))}
 
     # ---- section 12: KV growth and 8-bit savings
     @cached_property

@@ -33,7 +33,7 @@ from typing import Any
 
 from .economics import ServingCost
 from .errors import SizingError
-from .finetune import FinetuneMemory, finetune_memory_all
+from .finetune import FinetuneMemory, FinetuneOptions, finetune_memory as finetune_memory_one, finetune_memory_all
 from .fit import (
     FitResult,
     LlamaCppDemand,
@@ -1212,12 +1212,30 @@ def finetune_memory(model: ModelSpec) -> Mapping[str, FinetuneMemory] | None:
     return _finetune(model, count_parameters(model).total)
 
 
+def stock_moe_qlora_memory(model: ModelSpec) -> FinetuneMemory | None:
+    """QLoRA of a MoE model on the stock transformers v5 + bitsandbytes stack, whose fused experts stay bf16
+    (finetune.FinetuneOptions.moe_experts): the figure beside the default's NF4 experts. None for dense models."""
+    if model.moe is None:
+        return None
+    return _finetune_qlora_stock(model, count_parameters(model).total)
+
+
 @lru_cache(maxsize=1024)
 def _finetune(model: ModelSpec, params_total: float) -> Mapping[str, FinetuneMemory] | None:
     if not model.has_shapes:
         return None
     try:
         return finetune_memory_all(model, params_total)
+    except SizingError:
+        return None
+
+
+@lru_cache(maxsize=256)
+def _finetune_qlora_stock(model: ModelSpec, params_total: float) -> FinetuneMemory | None:
+    if not model.has_shapes:
+        return None
+    try:
+        return finetune_memory_one(model, params_total, "qlora", FinetuneOptions(moe_experts="bf16"))
     except SizingError:
         return None
 

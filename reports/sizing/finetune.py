@@ -106,7 +106,9 @@ its first release. Consequences in v5, and here:
 Unsloth patches the loader to quantize the fused experts (unsloth issue #4032, unsloth-zoo PR #527) and so
 fine-tunes Qwen3-30B-A3B in about 17.5 GB (Qwen docs, training/unsloth.md); its own docs advise against MoE
 QLoRA on stock bitsandbytes ("MoE QLoRA 4-bit is not recommended due to BitsandBytes limitations",
-unsloth.ai/docs/models/qwen3.5/fine-tune). We size the stock stack.
+unsloth.ai/docs/models/qwen3.5/fine-tune). The default sizes the experts in NF4 as Unsloth does, without adapters
+(FinetuneOptions.moe_experts="nf4": what "4-bit QLoRA" promises and what the seed pages show, GLM-4.5's 200.75 GiB
+of 4-bit weights); the page also gives the stock stack's figure (moe_experts="bf16").
 """
 
 from __future__ import annotations
@@ -175,6 +177,10 @@ class FinetuneOptions:
     gradient_checkpointing: bool = True
     optimizer: Optimizer | None = None  # None: the method's usual one (QLoRA paged 8-bit, else AdamW)
     flash_attention: bool = True
+    # MoE QLoRA: "nf4" (default) — the routed experts in NF4 as Unsloth's loader quantizes them (and transformers v4's
+    # nn.Linear experts were), the planning figure the QLoRA name promises; "bf16" — the stock transformers v5 +
+    # bitsandbytes stack, which leaves the fused experts and routers 16-bit (module doc). Neither adapts them.
+    moe_experts: Literal["nf4", "bf16"] = "nf4"
 
 
 @dataclass(frozen=True)
@@ -290,14 +296,17 @@ def _adapter_memory(
         gathered_layer_bytes = inventory.largest_gathered_params * BF16_BYTES
         overhead = float(CUDA_CONTEXT_BYTES)
     else:  # qlora
-        unquantized = _unquantized_params(spec, inventory)
+        stock = options.moe_experts == "bf16"
+        unquantized = _unquantized_params(spec) + (inventory.fused_params if stock else 0)
         if params_total <= unquantized:
             raise SizingError(
                 f"params_total {params_total:.4g} is not larger than the embeddings and norms of {spec.slug}"
             )
         weights = (params_total - unquantized) * NF4_DOUBLE_QUANT_BITS / 8 + unquantized * BF16_BYTES
         gathered_layer_bytes = inventory.largest_gathered_params * NF4_DOUBLE_QUANT_BITS / 8
-        overhead = CUDA_CONTEXT_BYTES + inventory.largest_matrix_params * BF16_BYTES
+        # One weight matrix dequantized to bf16 at a time: the largest NF4 one (the experts' too where they are NF4).
+        largest = inventory.largest_matrix_params if stock else inventory.largest_any_matrix_params
+        overhead = CUDA_CONTEXT_BYTES + largest * BF16_BYTES
     return FinetuneMemory(
         method=method,
         optimizer=optimizer,
@@ -356,7 +365,8 @@ class _LayerKind:
 class _Inventory:
     kinds: tuple[_LayerKind, ...]
     largest_gathered_params: int  # weights FSDP gathers for the biggest layer (routed experts excluded)
-    largest_matrix_params: int  # biggest single nn.Linear weight inside the layers (what QLoRA dequantizes)
+    largest_matrix_params: int  # biggest single nn.Linear weight inside the layers (what stock QLoRA dequantizes)
+    largest_any_matrix_params: int  # biggest weight matrix of any role (experts included)
     fused_params: int  # routed experts and routers: nn.Parameter in transformers v5, never NF4 (module doc)
 
 
@@ -372,11 +382,12 @@ def _inventory(spec: ModelSpec) -> _Inventory:
         (linear.d_in * linear.d_out for kind in kinds for linear in kind.linears if linear.role in _LINEAR_ROLES),
         default=0,
     )
+    largest_any = max((linear.d_in * linear.d_out for kind in kinds for linear in kind.linears), default=0)
     fused = sum(kind.count * linear.params for kind in kinds for linear in kind.linears
                 if linear.role not in _LINEAR_ROLES)
     return _Inventory(
         kinds=kinds, largest_gathered_params=largest_gathered, largest_matrix_params=largest_matrix,
-        fused_params=fused,
+        largest_any_matrix_params=largest_any, fused_params=fused,
     )
 
 
@@ -560,16 +571,16 @@ def _adapter_width_sum(inventory: _Inventory, target_modules: TargetModules) -> 
     )
 
 
-def _unquantized_params(spec: ModelSpec, inventory: _Inventory) -> int:
-    """Token embeddings, output head (unless tied), RMSNorm weights, and the routed experts and routers that
-    transformers v5 fuses into nn.Parameter tensors: bitsandbytes leaves them all 16-bit (module doc).
+def _unquantized_params(spec: ModelSpec) -> int:
+    """Token embeddings, output head (unless tied) and RMSNorm weights: bitsandbytes leaves them 16-bit (and, on the
+    stock transformers v5 stack, a MoE's fused experts and routers: FinetuneOptions.moe_experts).
 
     Norms: two per layer plus the final one (Llama layout); MLA/QK-norms add < 0.01 % and are left out.
     """
     embedding = spec.vocab_size * spec.hidden_size
     head = 0 if spec.tie_word_embeddings else embedding
     norms = (2 * spec.num_layers + 1) * spec.hidden_size
-    return embedding + head + norms + inventory.fused_params
+    return embedding + head + norms
 
 
 def _root_unit_params(spec: ModelSpec) -> int:

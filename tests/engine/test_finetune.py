@@ -176,19 +176,24 @@ def test_moe_mla_adapters_skip_routed_experts():
     assert result.trainable_params == 13_799_424
 
 
-def test_moe_qlora_keeps_the_fused_routed_experts_and_routers_in_bf16():
-    """transformers v5 stores routed experts and routers as fused nn.Parameter tensors, which bitsandbytes does
-    not quantize (bitsandbytes #1849): QLoRA makes only the attention, dense and shared-expert projections NF4."""
-    result = finetune_memory(V2_LITE, V2_LITE_PARAMS, "qlora")
-    # 16-bit: embeddings + head 419,430,400 + norms (2 × 27 + 1) × 2048 = 112,640
-    #         + routed experts 26 × 64 × 3 × 2048 × 1408 = 14,394,851,328 + routers 26 × 64 × 2048 = 3,407,872
-    #         = 14,817,802,240
-    # NF4: 15,706,484,224 − 14,817,802,240 = 888,681,984 × 4.126953125 / 8 = 458,443,611.375
-    assert result.weights == 458_443_611.375 + 14_817_802_240 * 2  # 30,094,048,091.375 B = 28.03 GiB
-    # the same adapters as LoRA: none on the routed experts or routers
-    assert result.trainable_params == 13_799_424
+def test_moe_qlora_holds_the_experts_in_nf4_and_the_stock_stack_in_bf16():
+    """The default sizes a MoE's routed experts in NF4, as Unsloth's patched loader holds them (and as "4-bit QLoRA"
+    and the seed pages' GLM-4.5 figure promise); transformers v5 with stock bitsandbytes stores them as fused
+    nn.Parameter tensors it does not quantize (bitsandbytes #1849): moe_experts="bf16" sizes that stack."""
+    default = finetune_memory(V2_LITE, V2_LITE_PARAMS, "qlora")
+    # 16-bit: embeddings + head 419,430,400 + norms (2 × 27 + 1) × 2048 = 112,640 → 419,543,040
+    # NF4: 15,706,484,224 − 419,543,040 = 15,286,941,184 × 4.126953125 / 8 = 7,886,061,211.0
+    assert default.weights == 15_286_941_184 * 4.126953125 / 8 + 419_543_040 * 2
+    # one dequantized matrix at a time, the largest of any role: layer 0's dense up/gate 2048 × 10944 × 2 B
+    assert default.overhead == CUDA_CONTEXT + 44_826_624
+    stock = finetune_memory(V2_LITE, V2_LITE_PARAMS, "qlora", FinetuneOptions(moe_experts="bf16"))
+    # 16-bit also: routed experts 26 × 64 × 3 × 2048 × 1408 = 14,394,851,328 + routers 26 × 64 × 2048 = 3,407,872
+    #   → 14,817,802,240; NF4: 15,706,484,224 − 14,817,802,240 = 888,681,984 × 4.126953125 / 8 = 458,443,611.375
+    assert stock.weights == 458_443_611.375 + 14_817_802_240 * 2  # 30,094,048,091.375 B = 28.03 GiB
+    # the same adapters either way, and as LoRA's: none on the routed experts or routers
+    assert default.trainable_params == stock.trainable_params == 13_799_424
     # one dequantized nn.Linear: layer 0's dense up/gate 2048 × 10944 × 2 B = 44,826,624 (experts are not NF4)
-    assert result.overhead == CUDA_CONTEXT + 44_826_624
+    assert stock.overhead == CUDA_CONTEXT + 44_826_624
 
 
 def test_moe_recomputed_layer_counts_routed_copies():
