@@ -39,7 +39,8 @@ from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 # backend for, the report's defaults are vLLM's (estimate.default_scenario), and so are the overviews'.
 DEFAULT_SCENARIO = Scenario()
 SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
-# The hardware page's "smallest format that fits": the highest-quality GGUF format of this ladder that fits at 8K.
+# The hardware page's "best format that fits": the highest-quality GGUF format of this ladder that fits at 8K with
+# headroom (a tight fit only where none does: best_fitting_format).
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
@@ -395,7 +396,10 @@ def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] |
 
 def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario | None = None,
                         ladder: Sequence[str] | None = None) -> tuple[str, MemoryPlan] | None:
-    """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
+    """The highest-quality format of `ladder` that fits with headroom ("fits" or "unified"), with its plan; only
+    where none does, the highest-quality one that fits tightly (less than fit.TIGHT_BUFFER of the usable memory
+    left). A tight fit leaves no room for a longer prompt or the engine's own growth, so the RTX 4090's table
+    listed Qwen3 Coder 30B-A3B at a tight Q5_K_M (ranked below "fits" rows) although Q4_K_M fits with headroom.
 
     fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them, and when even
     the smallest format's bound is above the GPUs' usable memory the ladder is not walked at all: a model too large
@@ -424,11 +428,15 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
             return None
     except SizingError:
         pass  # the engine refuses that format here: try the ladder
+    tight = None
     for quant in ladder:
         plan = fitting(quant)
-        if plan is not None:
+        if plan is None:
+            continue
+        if plan.fit.verdict != "tight":
             return quant, plan
-    return None  # the smallest format fits, but the engine refuses it for this model (an MXFP4 dense model)
+        tight = tight or (quant, plan)
+    return tight  # None: the smallest format fits, but the engine refuses it for this model (an MXFP4 dense model)
 
 
 def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,

@@ -261,12 +261,29 @@ def test_hardware_page_says_not_published_for_unknown_specs(client):
 @pytest.mark.parametrize("model_slug", ["llama-3-1-8b-instruct", "gemma-3-27b-it", "qwen3-30b-a3b-instruct-2507",
                                         "llama-3-3-70b-instruct", "glm-4-5"])
 def test_best_fitting_format_is_the_first_ladder_format_that_fits(model_slug):
+    """The first ladder format that fits with headroom; only where none does, the first that fits tightly."""
     _, catalog = estimates.current_catalog()
     model, hardware = catalog.model(model_slug), catalog.accelerator("rtx-4090")
-    brute_force = next((quant for quant in FORMAT_LADDER
-                        if plan_memory(model, hardware, replace(Scenario(), quant=quant)).fit.fits), None)
+    verdicts = {quant: plan_memory(model, hardware, replace(Scenario(), quant=quant)).fit.verdict
+                for quant in FORMAT_LADDER}
+    brute_force = next((quant for quant in FORMAT_LADDER if verdicts[quant] not in ("exceeds", "tight")),
+                       next((quant for quant in FORMAT_LADDER if verdicts[quant] == "tight"), None))
     best = best_fitting_format(model, hardware)
     assert (best[0] if best else None) == brute_force
+
+
+def test_hardware_page_prefers_a_format_with_headroom_to_a_tight_higher_one(client):
+    # Qwen3 Coder 30B-A3B on one RTX 4090 (22.8 GiB usable): Q5_K_M needs 21.58 GiB, under 8 % left (tight);
+    # Q4_K_M fits with headroom, and the table lists that. GLM-4.5 Air on the Ryzen AI Max+ 395 (99.8 GiB
+    # usable): Q6_K needs 93.01 GiB (tight), a smaller format fits in unified memory with headroom.
+    rtx = client.get("/en/hardware/rtx-4090/").content.decode()
+    coder = re.search(r'<a href="/en/model/qwen3-coder-30b-a3b/">.*?</tr>', rtx, re.S).group(0)
+    assert "<td>Q4_K_M</td>" in coder and "tight" not in coder
+    assert 'href="/en/report/qwen3-coder-30b-a3b/rtx-4090/?quant=Q4_K_M"' in coder
+    ryzen = client.get("/en/hardware/ryzen-ai-max-plus-395-128gb/").content.decode()
+    air = re.search(r'<a href="/en/model/glm-4-5-air/">.*?</tr>', ryzen, re.S).group(0)
+    assert "<td>Q6_K</td>" not in air and "tight" not in air
+    assert "A format that fits only tightly (less than 8% of the usable memory left)" in rtx
 
 
 def test_hardware_page_lists_the_best_format_and_links_the_report_with_it(client):
