@@ -164,6 +164,7 @@ class ConfiguratorForm(forms.Form):
         # short text ("4", not "4.0") because the inputs show them as they are.
         merged = {key: f"{value:g}" if isinstance(value, float) else value
                   for key, value in defaults.items() if value is not None}
+        self.default_values = {key: str(value) for key, value in merged.items()}  # what an absent field reads as
         merged.update({key: data[key] for key in data if key in self.base_fields and data[key] != ""})
         super().__init__(merged)
         if default_budget is not None:
