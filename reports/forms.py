@@ -13,6 +13,8 @@ from django.utils.translation import gettext_lazy as _
 from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from reports import formatting
 from reports.hardware_params import hardware_from_params
+from reports.quant_labels import quant_option_label
+from reports.sizing.quant import quant_format
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
@@ -66,9 +68,27 @@ def context_choice_label(tokens: int) -> str:
 
 
 MIN_BUDGET_USD = 100
-# Beside FP16 and BF16 (the released 16-bit checkpoint, which either engine loads) the list has llama.cpp's F16
-# GGUF file: named so, or "F16" and "FP16" read as the same format twice.
-FORMAT_LABELS = {"F16": "F16 (GGUF)"}
+# The format list in groups (<optgroup>), best quality first within each, every option with its bit width and quality
+# (reports.quant_labels): the released weights either engine loads, llama.cpp's GGUF files (F16 among them, apart
+# from the released FP16, or the two read as one format twice), and the checkpoints only vLLM loads.
+FORMAT_GROUPS = (("released", _("Released weights")), ("gguf", _("GGUF files (llama.cpp)")),
+                 ("vllm", _("vLLM checkpoints")))
+
+
+def _format_group(name: str) -> str:
+    if name in VLLM_ONLY_FORMATS:
+        return "vllm"
+    return "gguf" if quant_format(name).family.startswith("gguf") else "released"
+
+
+def quant_choices(names: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The format select's grouped choices for `names`, given in the catalog's order (QuantFormat.sort_order: the
+    smallest first), listed best quality first."""
+    groups: dict[str, list[str]] = {}
+    for name in reversed(names):
+        groups.setdefault(_format_group(name), []).append(name)
+    return [(label, [(name, quant_option_label(name)) for name in groups[key]])
+            for key, label in FORMAT_GROUPS if key in groups]
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
@@ -177,9 +197,8 @@ class ConfiguratorForm(forms.Form):
         # the model cannot come in (MXFP4 without experts) are left out, unless a URL asks for one: then the
         # engine's message says why.
         submitted = self.data.get("quant")
-        self.fields["quant"].choices = [
-            (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else FORMAT_LABELS.get(name, name)) for name in quant_names
-            if model is None or name == submitted or format_applies_to(model, name)]
+        self.fields["quant"].choices = quant_choices(
+            [name for name in quant_names if model is None or name == submitted or format_applies_to(model, name)])
         localize_limits(self)  # before the model's own context limit, which has a message of its own
         context = self.fields["context"]
         if max_context:

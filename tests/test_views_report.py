@@ -529,7 +529,7 @@ def test_matrix_and_recommendation_links_open_the_configuration_they_were_sized_
 
 def _matrix_formats(body: str) -> list[str]:
     section = re.search(r'<section class="card" id="matrix".*?</section>', body, re.S).group(0)
-    return re.findall(r'<th scope="row">([^<]+)</th>', section)
+    return re.findall(r'<th scope="row">([^<]+)(?:<br><span class="muted">[^<]*</span>)?</th>', section)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -562,7 +562,27 @@ def test_the_memory_bar_says_when_the_kv_segment_is_only_the_gpus_part(client, d
 def test_the_gguf_f16_is_told_apart_from_the_fp16_checkpoint(client, db):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
-    assert '<option value="F16">F16 (GGUF)</option>' in select and '<option value="FP16">FP16</option>' in select
+    gguf = re.search(r'<optgroup label="GGUF files \(llama.cpp\)">(.*?)</optgroup>', select, re.S).group(1)
+    released = re.search(r'<optgroup label="Released weights">(.*?)</optgroup>', select, re.S).group(1)
+    assert '<option value="F16">F16 (16-bit — lossless)</option>' in gguf and 'value="FP16"' not in gguf
+    assert '<option value="FP16">FP16 (16-bit — lossless)</option>' in released
+
+
+def test_formats_carry_their_quality_in_the_list_and_the_matrix(client, db):
+    """The seed's "Q4_K_M (4-Bit — Empfohlen)", "Q8_0 (8-Bit — Nahezu verlustfrei)": the bit width and a quality
+    word (llama.cpp's perplexity table, reports.quant_labels), best quality first within each group."""
+    body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
+    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]*)</option>', select)
+    labels = dict(options)
+    assert labels["Q8_0"] == "Q8_0 (8-bit — near-lossless)" and labels["Q3_K_M"] == "Q3_K_M (3-bit — low VRAM)"
+    assert labels["IQ4_XS"] == "IQ4_XS (4.25-bit — compact)" and labels["Q6_K"] == "Q6_K (6-bit — high precision)"
+    order = [value for value, _ in options]
+    assert order.index("Q8_0") < order.index("Q6_K") < order.index("Q4_K_M") < order.index("Q3_K_M") < order.index("Q2_K")
+    matrix = _section(body, "matrix")
+    assert re.search(r'<th scope="row">Q4_K_M<br><span class="muted">4-bit — recommended</span></th>', matrix)
+    german = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert "IQ4_XS (4,25-" in german  # the German decimal comma
 
 
 def _links_section(body: str) -> str:

@@ -12,7 +12,7 @@ from django.utils.translation import get_language, gettext, pgettext, pgettext_l
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import AttentionKind
-from reports import formatting
+from reports import formatting, quant_labels
 from reports.sizing.fit import TIGHT_BUFFER
 
 register = template.Library()
@@ -343,3 +343,9 @@ def formula(text: str) -> str:
         text = pattern.sub(lambda match: words[match.group(1)], text)
     return FORMULA_DECIMAL.sub(lambda match: f"{match.group(1)}{decimal}{match.group(2)}", text) if decimal != "." \
         else text
+
+
+@register.filter
+def quant_quality(name: str) -> str:
+    """A format's bit width and quality word: "4-bit — recommended" (reports.quant_labels)."""
+    return quant_labels.quant_quality(str(name))
