@@ -252,3 +252,20 @@ def test_the_methodology_title_is_short(client, lang):
     body = client.get(f"/{lang}/methodology/").content.decode()
     title = re.search(r"<title>(.*?)</title>", body, re.S).group(1).strip()
     assert len(title) <= TITLE_LIMIT and "LLM Sizer" in title
+
+
+@pytest.mark.parametrize("path, indexed", [
+    ("/en/methodology/", True), ("/en/config/", True), ("/en/search/?q=llama", False),
+    ("/en/compare/qwen3-8b/", False), ("/en/compare/qwen3-8b/?hw0=rtx-4090", False),
+    ("/en/report/qwen3-8b/custom/", False),
+    ("/en/report/qwen3-8b/custom/?memory_gb=24&bandwidth_gbs=1000&kind=discrete&backend=cuda", False),
+])
+def test_secondary_pages_have_their_own_open_graph_and_thin_ones_are_not_indexed(client, path, indexed):
+    """og:title and og:description of their own (they read "LLM Sizer" and the site's default); the compare picker
+    and the visitor's own hardware are "noindex, follow", as the search pages are."""
+    body = client.get(path).content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S).group(1).strip()
+    assert meta(body, "og:title") == title != "LLM Sizer"
+    assert meta(body, "og:description") == meta(body, "description")
+    assert meta(body, "description") != "How much memory an open-weight LLM needs, how fast it runs on your hardware, what it costs and how to launch it."
+    assert ('<meta name="robots" content="noindex, follow">' in body) is not indexed
