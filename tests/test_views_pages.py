@@ -570,3 +570,21 @@ def test_no_template_syntax_reaches_a_page(client, lang, path):
     leaked = re.search(r".{0,60}(?:\{[#%]|[#%]\}|\{\{|\}\}(?!\s*</script>)).{0,60}",
                        re.sub(r"<script.*?</script>", "", response.content.decode(), flags=re.S))
     assert leaked is None, leaked.group(0)
+
+
+def test_german_hardware_pages_mark_english_catalog_text_and_name_the_vendor_once(client):
+    a40 = client.get("/de/hardware/a40-48gb/").content.decode()
+    assert '<span lang="en">PCIe 4.0 (NVLink bridge)</span>' in a40
+    # The GeForce remark only beside a GeForce's rates; an AMD or Apple page has the plain label.
+    assert "GeForce" in client.get("/en/hardware/rtx-4090/").content.decode()
+    for slug in ("radeon-rx-7900-xtx-24gb", "mac-studio-m3-ultra-512gb", "h100-80gb-sxm"):
+        body = client.get(f"/en/hardware/{slug}/").content.decode()
+        assert "<dt>FP8 TFLOPS (dense)</dt>" in body and "GeForce" not in body
+    compare = client.get("/en/compare/qwen3-8b/").content.decode()
+    assert ">MetaX C500 64GB</option>" in compare and "MetaX MetaX" not in compare
+    assert "Kunlunxin Kunlunxin" not in compare and ">NVIDIA RTX 4090</option>" in compare
+
+
+def test_the_methodology_accuracy_checks_are_marked_english(client):
+    body = client.get("/de/methodology/").content.decode()
+    assert re.search(r'<th scope="row" lang="en">[^<]*vLLM', body)
