@@ -75,6 +75,9 @@ class TableState:
     fits_only: bool
     gpus: int = 1  # the hardware page: how many of the accelerator the table sizes for
     engine: str = ""  # the hardware page: the engine chosen ("" = the accelerator's default)
+    # (parameter, value) of each value in the query the table does not offer: read as its default, and the page
+    # answers 400 with a message, as the report does (an absent value is no error).
+    refused: tuple[tuple[str, str], ...] = ()
 
     def query(self, **changes: Any) -> str:
         """The query string of this state with `changes` applied; defaults are left out to keep URLs short."""
@@ -98,20 +101,24 @@ def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: st
     """The table's state from GET; a value it does not offer (a vendor, GPU count or engine) reads as the default,
     as a filter link would have it."""
     keys = {column.key: column for column in columns}
-    sort = query.get("sort", "")
-    if sort not in keys:
-        sort = default_sort
-    order = query.get("order", "")
-    descending = order == "desc" if order in ("asc", "desc") else keys[sort].descending_first
-    vendor = query.get("vendor", "")
-    if vendor not in set(vendors):
-        vendor = ""
-    gpus = query.get("gpus", "")
-    gpus = int(gpus) if gpus.isdigit() and int(gpus) in gpu_counts else 1
-    engine = query.get("engine", "")
-    if engine not in set(engines):
-        engine = ""
-    return TableState(sort, descending, vendor, query.get("fits", "") in ("1", "on", "true"), gpus, engine)
+    refused = []
+
+    def offered(name: str, choices) -> str:
+        value = query.get(name, "")
+        if value == "" or value in choices:
+            return value
+        refused.append((name, value[:MAX_QUERY_LENGTH]))
+        return ""
+
+    sort = offered("sort", keys) or default_sort
+    order = offered("order", ("asc", "desc"))
+    descending = order == "desc" if order else keys[sort].descending_first
+    vendor = offered("vendor", set(vendors))
+    gpus = offered("gpus", {str(count) for count in gpu_counts})
+    engine = offered("engine", set(engines))
+    fits = offered("fits", ("1", "on", "true", "0", "off", "false"))
+    return TableState(sort, descending, vendor, fits in ("1", "on", "true"), int(gpus) if gpus else 1, engine,
+                      tuple(refused))
 
 
 def sorted_rows(rows: Iterable[Any], column: Column, *, descending: bool) -> list[Any]:

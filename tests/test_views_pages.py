@@ -123,9 +123,9 @@ def test_model_page_filters_by_vendor_and_fit(client):
 
 @pytest.mark.parametrize("query", ["sort=DROP TABLE", "order=sideways", "vendor=<script>", "fits=maybe",
                                    "sort=" + "x" * 5000])
-def test_model_page_ignores_unknown_table_parameters(client, query):
+def test_model_page_refuses_unknown_table_parameters_and_shows_the_default_table(client, query):
     response = client.get(f"/en/model/glm-4-5/?{query}")
-    assert response.status_code == 200
+    assert response.status_code == 400 and "is not a value this table offers" in response.content.decode()
     assert len(table_names(response.content.decode())) == 49
 
 
@@ -588,3 +588,21 @@ def test_german_hardware_pages_mark_english_catalog_text_and_name_the_vendor_onc
 def test_the_methodology_accuracy_checks_are_marked_english(client):
     body = client.get("/de/methodology/").content.decode()
     assert re.search(r'<th scope="row" lang="en">[^<]*vLLM', body)
+
+
+@pytest.mark.parametrize("path, value", [("/en/hardware/rtx-4090/?gpus=abc", "abc"), ("/en/model/qwen3-8b/?sort=bogus", "bogus"),
+                                         ("/en/hardware/rtx-4090/?vendor=Nobody", "Nobody"),
+                                         ("/en/hardware/mac-studio-m3-ultra-512gb/?gpus=2", "2")])
+def test_a_value_the_table_does_not_offer_is_a_400_with_the_page_and_a_message(client, path, value):
+    response = client.get(path)
+    body = response.content.decode()
+    assert response.status_code == 400 and "<table" in body
+    assert f"“{value}” is not a value this table offers" in body
+    htmx = client.get(path, headers={"HX-Request": "true"})
+    assert htmx.status_code == 400 and 'id="table-refused"' in htmx.content.decode()
+
+
+def test_absent_and_offered_values_are_200(client):
+    for path in ("/en/hardware/rtx-4090/", "/en/hardware/rtx-4090/?gpus=2&engine=vllm&sort=name&order=desc&vendor=&fits=1",
+                 "/en/model/qwen3-8b/?sort=decode&vendor=AMD"):
+        assert client.get(path).status_code == 200, path
