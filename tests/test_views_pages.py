@@ -606,3 +606,9 @@ def test_absent_and_offered_values_are_200(client):
     for path in ("/en/hardware/rtx-4090/", "/en/hardware/rtx-4090/?gpus=2&engine=vllm&sort=name&order=desc&vendor=&fits=1",
                  "/en/model/qwen3-8b/?sort=decode&vendor=AMD"):
         assert client.get(path).status_code == 200, path
+
+
+def test_the_hardware_pages_tables_have_accessible_names(client):
+    body = client.get("/en/hardware/rtx-4090/").content.decode()
+    for table in re.findall(r"<table[^>]*>", body):
+        assert "aria-labelledby" in table, table

@@ -636,3 +636,14 @@ def test_an_htmx_change_swaps_the_neighbour_links_too(client, db):
     body = html.unescape(response.content.decode())
     assert 'id="links" aria-labelledby="links-heading" hx-swap-oob="true"' in body
     assert 'href="/en/report/qwen3-8b/rtx-3090/?context=32768"' in body
+
+
+def test_how_it_was_computed_tables_and_the_chart_have_accessible_names(client, db):
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode()
+    how = _section(body, "how")
+    for heading in ("how-weights", "how-kv", "how-runtime"):
+        assert f'id="{heading}"' in how and f'aria-labelledby="{heading}"' in how
+    chart = _section(body, "chart")
+    assert re.search(r"<title>[^<]*GiB, fits</title>", chart)  # not by colour alone
+    assert '<span class="visually-hidden">fits</span>' in chart
+    assert "does not fit" in _section(client.get(url("llama-3-3-70b-instruct", "rtx-4090")).content.decode(), "chart")
