@@ -529,7 +529,7 @@ def test_matrix_and_recommendation_links_open_the_configuration_they_were_sized_
 
 def _matrix_formats(body: str) -> list[str]:
     section = re.search(r'<section class="card" id="matrix".*?</section>', body, re.S).group(0)
-    return re.findall(r'<th scope="row">([^<]+)(?:<br><span class="muted">[^<]*</span>)?</th>', section)
+    return re.findall(r'<th scope="row">([^<]+)(?:<br><span class="muted quant-quality">[^<]*</span>)?</th>', section)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -580,7 +580,7 @@ def test_formats_carry_their_quality_in_the_list_and_the_matrix(client, db):
     order = [value for value, _ in options]
     assert order.index("Q8_0") < order.index("Q6_K") < order.index("Q4_K_M") < order.index("Q3_K_M") < order.index("Q2_K")
     matrix = _section(body, "matrix")
-    assert re.search(r'<th scope="row">Q4_K_M<br><span class="muted">4-bit — recommended</span></th>', matrix)
+    assert re.search(r'<th scope="row">Q4_K_M<br><span class="muted quant-quality">4-bit — recommended</span></th>', matrix)
     german = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     assert "IQ4_XS (4,25-" in german  # the German decimal comma
 
