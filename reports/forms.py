@@ -14,6 +14,8 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from catalog.models import CUSTOM_HARDWARE_SLUG  # noqa: F401  (the views and templates import it from here)
 from reports import formatting
 from reports.hardware_params import hardware_from_params
+from reports.quant_labels import quant_option_label
+from reports.sizing.quant import quant_format
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
@@ -67,9 +69,27 @@ def context_choice_label(tokens: int) -> str:
 
 
 MIN_BUDGET_USD = 100
-# Beside FP16 and BF16 (the released 16-bit checkpoint, which either engine loads) the list has llama.cpp's F16
-# GGUF file: named so, or "F16" and "FP16" read as the same format twice.
-FORMAT_LABELS = {"F16": "F16 (GGUF)"}
+# The format list in groups (<optgroup>), best quality first within each, every option with its bit width and quality
+# (reports.quant_labels): the released weights either engine loads, llama.cpp's GGUF files (F16 among them, apart
+# from the released FP16, or the two read as one format twice), and the checkpoints only vLLM loads.
+FORMAT_GROUPS = (("released", _("Released weights")), ("gguf", _("GGUF files (llama.cpp)")),
+                 ("vllm", _("vLLM checkpoints")))
+
+
+def _format_group(name: str) -> str:
+    if name in VLLM_ONLY_FORMATS:
+        return "vllm"
+    return "gguf" if quant_format(name).family.startswith("gguf") else "released"
+
+
+def quant_choices(names: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The format select's grouped choices for `names`, given in the catalog's order (QuantFormat.sort_order: the
+    smallest first), listed best quality first."""
+    groups: dict[str, list[str]] = {}
+    for name in reversed(names):
+        groups.setdefault(_format_group(name), []).append(name)
+    return [(label, [(name, quant_option_label(name)) for name in groups[key]])
+            for key, label in FORMAT_GROUPS if key in groups]
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
@@ -165,6 +185,7 @@ class ConfiguratorForm(forms.Form):
         # short text ("4", not "4.0") because the inputs show them as they are.
         merged = {key: f"{value:g}" if isinstance(value, float) else value
                   for key, value in defaults.items() if value is not None}
+        self.default_values = {key: str(value) for key, value in merged.items()}  # what an absent field reads as
         merged.update({key: data[key] for key in data if key in self.base_fields and data[key] != ""})
         super().__init__(merged)
         if default_budget is not None:
@@ -177,9 +198,8 @@ class ConfiguratorForm(forms.Form):
         # the model cannot come in (MXFP4 without experts) are left out, unless a URL asks for one: then the
         # engine's message says why.
         submitted = self.data.get("quant")
-        self.fields["quant"].choices = [
-            (name, f"{name} (vLLM)" if name in VLLM_ONLY_FORMATS else FORMAT_LABELS.get(name, name)) for name in quant_names
-            if model is None or name == submitted or format_applies_to(model, name)]
+        self.fields["quant"].choices = quant_choices(
+            [name for name in quant_names if model is None or name == submitted or format_applies_to(model, name)])
         localize_limits(self)  # before the model's own context limit, which has a message of its own
         context = self.fields["context"]
         if max_context:

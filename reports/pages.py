@@ -39,7 +39,8 @@ from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 # backend for, the report's defaults are vLLM's (estimate.default_scenario), and so are the overviews'.
 DEFAULT_SCENARIO = Scenario()
 SHORT_CONTEXT, LONG_CONTEXT = SUMMARY_CONTEXTS
-# The hardware page's "smallest format that fits": the highest-quality GGUF format of this ladder that fits at 8K.
+# The hardware page's "best format that fits": the highest-quality GGUF format of this ladder that fits at 8K with
+# headroom (a tight fit only where none does: best_fitting_format).
 # These are the formats people download for a fixed memory budget, best quality (most bits per weight) first;
 # recipes below Q2_K (IQ2/IQ1, UD dynamic quants) are left out because their quality loss is severe.
 FORMAT_LADDER = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K")
@@ -74,6 +75,9 @@ class TableState:
     fits_only: bool
     gpus: int = 1  # the hardware page: how many of the accelerator the table sizes for
     engine: str = ""  # the hardware page: the engine chosen ("" = the accelerator's default)
+    # (parameter, value) of each value in the query the table does not offer: read as its default, and the page
+    # answers 400 with a message, as the report does (an absent value is no error).
+    refused: tuple[tuple[str, str], ...] = ()
 
     def query(self, **changes: Any) -> str:
         """The query string of this state with `changes` applied; defaults are left out to keep URLs short."""
@@ -97,20 +101,24 @@ def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: st
     """The table's state from GET; a value it does not offer (a vendor, GPU count or engine) reads as the default,
     as a filter link would have it."""
     keys = {column.key: column for column in columns}
-    sort = query.get("sort", "")
-    if sort not in keys:
-        sort = default_sort
-    order = query.get("order", "")
-    descending = order == "desc" if order in ("asc", "desc") else keys[sort].descending_first
-    vendor = query.get("vendor", "")
-    if vendor not in set(vendors):
-        vendor = ""
-    gpus = query.get("gpus", "")
-    gpus = int(gpus) if gpus.isdigit() and int(gpus) in gpu_counts else 1
-    engine = query.get("engine", "")
-    if engine not in set(engines):
-        engine = ""
-    return TableState(sort, descending, vendor, query.get("fits", "") in ("1", "on", "true"), gpus, engine)
+    refused = []
+
+    def offered(name: str, choices) -> str:
+        value = query.get(name, "")
+        if value == "" or value in choices:
+            return value
+        refused.append((name, value[:MAX_QUERY_LENGTH]))
+        return ""
+
+    sort = offered("sort", keys) or default_sort
+    order = offered("order", ("asc", "desc"))
+    descending = order == "desc" if order else keys[sort].descending_first
+    vendor = offered("vendor", set(vendors))
+    gpus = offered("gpus", {str(count) for count in gpu_counts})
+    engine = offered("engine", set(engines))
+    fits = offered("fits", ("1", "on", "true", "0", "off", "false"))
+    return TableState(sort, descending, vendor, fits in ("1", "on", "true"), int(gpus) if gpus else 1, engine,
+                      tuple(refused))
 
 
 def sorted_rows(rows: Iterable[Any], column: Column, *, descending: bool) -> list[Any]:
@@ -395,7 +403,10 @@ def runnable_ladder(hardware: HardwareSpec, engine: str, ladder: Sequence[str] |
 
 def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario | None = None,
                         ladder: Sequence[str] | None = None) -> tuple[str, MemoryPlan] | None:
-    """The highest-quality format of `ladder` whose plan fits (any verdict but "exceeds"), with that plan.
+    """The highest-quality format of `ladder` that fits with headroom ("fits" or "unified"), with its plan; only
+    where none does, the highest-quality one that fits tightly (less than fit.TIGHT_BUFFER of the usable memory
+    left). A tight fit leaves no room for a longer prompt or the engine's own growth, so the RTX 4090's table
+    listed Qwen3 Coder 30B-A3B at a tight Q5_K_M (ranked below "fits" rows) although Q4_K_M fits with headroom.
 
     fitting_plan rejects hopeless formats on a lower bound (weights and KV) without planning them, and when even
     the smallest format's bound is above the GPUs' usable memory the ladder is not walked at all: a model too large
@@ -424,11 +435,15 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
             return None
     except SizingError:
         pass  # the engine refuses that format here: try the ladder
+    tight = None
     for quant in ladder:
         plan = fitting(quant)
-        if plan is not None:
+        if plan is None:
+            continue
+        if plan.fit.verdict != "tight":
             return quant, plan
-    return None  # the smallest format fits, but the engine refuses it for this model (an MXFP4 dense model)
+        tight = tight or (quant, plan)
+    return tight  # None: the smallest format fits, but the engine refuses it for this model (an MXFP4 dense model)
 
 
 def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, report_url: str,

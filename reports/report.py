@@ -35,8 +35,10 @@ from reports.sizing.estimate import (
     stock_moe_qlora_memory,
     kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
     vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
-    vllm_fp8_kv_flag, vllm_platform,
+    vllm_fp8_kv_flag, vllm_platform, VLLM_ONLY_FORMATS, default_engine, engines_on, format_runs_on,
 )
+from reports.sizing.kv_cache import resolve_kv_dtype
+from reports.sizing.weights import format_applies_to
 from reports.methodology import accuracy
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.quant import quant_format
@@ -47,6 +49,7 @@ GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
 SUMMARY_CONTEXTS = (8192, 32768)
 # Shared sections that read ReportPage.summary (its configuration is part of their cache key).
+LINKS_TEMPLATE = "reports/report/_links.html"  # neighbour links: shared only at the default state
 SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_description.html"})  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
@@ -149,6 +152,8 @@ class ReportPage:
     # Why no engine sizes this model on this accelerator at all (not a fault of the query): shown instead of the
     # results, with status 200.
     not_sizable_here: str | None = None
+    # The request's query: which configurator fields the visitor set (the form fills the others with defaults).
+    query: QueryDict | None = None
 
     @property
     def speed_upper_bound(self) -> bool:
@@ -197,6 +202,8 @@ class ReportPage:
         version."""
         if self.custom_hardware or not self.catalog.version_key:
             return None
+        if template_name == LINKS_TEMPLATE and self.chosen_fields:
+            return None  # its links keep the visitor's state
         parts = ["report-section", self.catalog.version_key, language, self.route.url_name, self.route.model_key,
                  self.hardware.slug, template_name]
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
@@ -709,7 +716,7 @@ class ReportPage:
         """The report URL of `scenario` on `hardware`, keeping the visitor's cost inputs."""
         # Plain pairs and one urlencode: the page builds ~20 of these (the matrix's smallest-fit links, the
         # recommendations, what to change), and a QueryDict per link cost ~1 ms of the page.
-        pairs = [*scenario_query(scenario), *self._cost_query]
+        pairs = [*scenario_query(scenario), *self._cost_query_on(hardware)]
         if self.hardware_form is not None and hardware.slug == self.hardware.slug:
             pairs += CustomHardwareForm.initial_for(hardware).items()
         return f"{self.path_on(hardware.slug)}?{urlencode(pairs)}"
@@ -719,6 +726,104 @@ class ReportPage:
         """The visitor's cost inputs, which every configured link keeps."""
         return tuple((name, self.form.data[name]) for name in COST_FIELDS
                      if self.form.data.get(name) not in (None, "") and name not in self.form.errors)
+
+    def _cost_query_on(self, hardware: HardwareSpec) -> tuple[tuple[str, str], ...]:
+        """The cost inputs a link to a report on `hardware` keeps: the hours and the electricity price always, the
+        purchase budget only on this accelerator. The budget is the price of the hardware shown (empty: its catalog
+        price × the GPU count), so $1,800 for an RTX 4090 read as the price of eight H100s on a recommendation."""
+        if hardware.slug == self.hardware.slug:
+            return self._cost_query
+        return tuple(pair for pair in self._cost_query if pair[0] != "budget")
+
+    @cached_property
+    def chosen_fields(self) -> dict[str, str]:
+        """The configurator fields the visitor set to other values than the page opens with (valid ones, in the
+        form's order), as the form reads them (a KV type replaced for the engine is the replacement): what
+        neighbour links keep. A value equal to this page's default is left to the linked page's own default (the
+        form sends every field, and Q4_K_M under llama.cpp is not a choice to carry to vLLM's Gaudi)."""
+        if self.query is None:
+            return {}
+        defaults = self.form.default_values
+        return {name: str(self.form.data[name]) for name in self.form.fields
+                if self.query.get(name) not in (None, "") and name not in self.form.errors
+                and self.form.data.get(name) not in (None, "") and str(self.form.data[name]) != defaults.get(name)}
+
+    def _kv_for(self, engine: str) -> list[tuple[str, str]]:
+        """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: ConfiguratorForm.KV_OF_ENGINE),
+        or nothing where that engine has no such type."""
+        kv = self.chosen_fields.get("kv_dtype")
+        if kv is None:
+            return []
+        kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, kv)
+        try:
+            resolve_kv_dtype(kv, engine)
+        except SizingError:
+            return []
+        return [("kv_dtype", kv)]
+
+    def state_query_on_hardware(self, hardware: HardwareSpec) -> str:
+        """The visitor's state as a link to this model on another accelerator keeps it: the format, context, batch,
+        KV type and engine where they run there (else that accelerator's defaults) and the hours and electricity
+        price (and vLLM's memory share with vLLM); not the GPU count or offload (the hardware one has) nor the
+        budget (the price of this accelerator)."""
+        chosen = self.chosen_fields
+        engine = chosen.get("engine")
+        if engine is not None and not engine_runs_on(engine, hardware):
+            engine = None
+        effective = engine or default_engine(hardware)
+        pairs = []
+        quant = chosen.get("quant")
+        if quant is not None and _quant_runs(quant, effective, hardware):
+            pairs.append(("quant", quant))
+        pairs += [(name, chosen[name]) for name in ("context", "batch") if name in chosen]
+        pairs += self._kv_for(effective)
+        if engine is not None:
+            pairs.append(("engine", engine))
+            if engine == "vllm" and "gpu_memory_utilization" in chosen:
+                pairs.append(("gpu_memory_utilization", chosen["gpu_memory_utilization"]))  # an engine setting
+        pairs = _runnable_state(self.model, hardware, effective, pairs)
+        pairs += [(name, chosen[name]) for name in ("hours", "kwh") if name in chosen]
+        return urlencode(pairs)
+
+    def state_query_for_model(self, model: ModelSpec) -> str:
+        """The visitor's state as a link to another model on this accelerator keeps it: everything but a format the
+        model does not come in, a context beyond its limit, and vLLM for a model whose layer shapes it lacks."""
+        chosen = self.chosen_fields
+        engine = chosen.get("engine")
+        if engine == "vllm" and not kv_cache_known(model):
+            engine = None
+        effective = engine or default_engine(self.hardware)
+        pairs = []
+        for name, value in chosen.items():
+            if name == "quant" and not (format_applies_to(model, value) and _quant_runs(value, effective, self.hardware)):
+                continue
+            if name == "context" and model.max_context and int(value) > model.max_context:
+                continue
+            if name == "engine":
+                if engine is not None:
+                    pairs.append((name, value))
+                continue
+            if name == "kv_dtype":
+                pairs += self._kv_for(effective)
+                continue
+            pairs.append((name, value))  # the same accelerator: its GPU count, offload, share and budget too
+        costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
+        pairs = _runnable_state(model, self.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
+        return urlencode(pairs + costs)
+
+    @cached_property
+    def hardware_page_url(self) -> str:
+        """Every model on this accelerator, in the GPU count and engine of this configuration where its table
+        offers them (pages.hardware_gpu_counts; an engine choice only where two run)."""
+        from reports.pages import hardware_gpu_counts  # pages imports this module
+        url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
+        chosen = self.chosen_fields
+        pairs = []
+        if chosen.get("gpus", "1") != "1" and int(chosen["gpus"]) in hardware_gpu_counts(self.hardware):
+            pairs.append(("gpus", chosen["gpus"]))
+        if "engine" in chosen and len(engines_on(self.hardware)) > 1:
+            pairs.append(("engine", chosen["engine"]))
+        return f"{url}?{urlencode(pairs)}" if pairs else url
 
     @cached_property
     def recommendation_scenario(self) -> Scenario:
@@ -747,20 +852,69 @@ class ReportPage:
     # ---- section 16
     @cached_property
     def other_hardware_links(self) -> list[tuple[str, str]]:
+        """This model on every other accelerator, keeping the visitor's state where it applies there."""
         pattern = self.route.path_on("HARDWARE-SLUG")
-        return [(h.name, pattern.replace("HARDWARE-SLUG", h.slug, 1))
-                for h in self.catalog.hardware.values() if h.slug != self.hardware.slug]
+        links = []
+        for h in self.catalog.hardware.values():
+            if h.slug == self.hardware.slug:
+                continue
+            query = self.state_query_on_hardware(h) if self.chosen_fields else ""
+            url = pattern.replace("HARDWARE-SLUG", h.slug, 1)
+            links.append((h.name, f"{url}?{query}" if query else url))
+        return links
 
     @cached_property
     def other_model_links(self) -> list[tuple[str, str]]:
+        """Every other model on this accelerator, keeping the visitor's state where it applies to that model."""
         if self.custom_hardware:
             return []  # the catalog's reports are for catalog accelerators
         pattern = report_path("MODEL-SLUG", self.hardware.slug)
-        return [(row.name, pattern.replace("MODEL-SLUG", row.slug, 1))
-                for row in self.catalog.model_rows if row.slug != self.model.slug]
+        links = []
+        for row in self.catalog.model_rows:
+            if row.slug == self.model.slug:
+                continue
+            query = self.state_query_for_model(self.catalog.model(row.slug)) if self.chosen_fields else ""
+            url = pattern.replace("MODEL-SLUG", row.slug, 1)
+            links.append((row.name, f"{url}?{query}" if query else url))
+        return links
 
     def path_on(self, hardware_slug: str) -> str:
         return self.route.path_on(hardware_slug)
+
+
+def _quant_runs(quant: str, engine: str, hardware: HardwareSpec) -> bool:
+    """Whether a link may carry the format to a report under `engine` on `hardware` (the form refuses a vLLM
+    checkpoint format under llama.cpp; a backend that runs few formats would show it as unsupported)."""
+    return format_runs_on(engine, quant, hardware) and not (engine == "llama.cpp" and quant in VLLM_ONLY_FORMATS)
+
+
+# What a neighbour link gives up, in this order, when vLLM refuses the state for that model or accelerator (it cannot
+# split AWQ's expert width over 8 GPUs, 8 GPUs do not divide Phi-4's 10 KV heads): the format, then the GPU split.
+STATE_FALLBACKS = (("quant",), ("quant", "gpus", "gpu_memory_utilization"))
+
+
+def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
+                    pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """`pairs` (configurator fields), less what vLLM refuses for this model there (STATE_FALLBACKS), so that a link
+    opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
+    if engine != "vllm" or not pairs:
+        return pairs
+    for dropped in ((), *STATE_FALLBACKS):
+        kept = [pair for pair in pairs if pair[0] not in dropped]
+        values = dict(kept)
+        opening = default_scenario(model, hardware, engine)
+        try:
+            scenario = replace(
+                opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),
+                context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
+                gpus=int(values.get("gpus", opening.gpus)),
+                gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
+            validate_scenario(scenario)
+            plan_memory(model, hardware, scenario)
+        except (SizingError, ValueError):
+            continue
+        return kept
+    return [pair for pair in pairs if pair[0] not in STATE_FALLBACKS[-1]]
 
 
 def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,
@@ -768,7 +922,7 @@ def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, cat
     """The report of `model` on `hardware` for the configurator state in `query` (errors stay on the form)."""
     form = ConfiguratorForm(query, quant_names=catalog.quant_names, max_context=model.max_context,
                             default_budget=hardware.price_usd, hardware=hardware, model=model)
-    page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form)
+    page = ReportPage(model, hardware, form, catalog, route, hardware_form=hardware_form, query=query)
     if not form.is_valid() and not form.only_cost_fields_invalid:
         return page
     try:

@@ -179,7 +179,8 @@ def model(request: HttpRequest, model_slug: str) -> HttpResponse:
                             report_for=lambda hardware: _default_report(model_row, hardware, catalog))
     template = "reports/model.html#table" if request.htmx else "reports/model.html"
     crumbs = [_home_crumb(), (model_row.name, request.path)]
-    return render(request, template, {"page": page, "breadcrumbs": crumbs})
+    # A value the table does not offer (?sort=bogus) is a 400 with the page and a message, as the report's.
+    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=400 if page.state.refused else 200)
 
 
 @require_safe
@@ -195,7 +196,7 @@ def hardware(request: HttpRequest, hardware_slug: str) -> HttpResponse:
     page = pages.hardware_page(hardware_row, request.GET, catalog)
     template = "reports/hardware.html#table" if request.htmx else "reports/hardware.html"
     crumbs = [_home_crumb(), (hardware_row.name, request.path)]
-    return render(request, template, {"page": page, "breadcrumbs": crumbs})
+    return render(request, template, {"page": page, "breadcrumbs": crumbs}, status=400 if page.state.refused else 200)
 
 
 def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[str, str]]) -> HttpResponse:

@@ -20,11 +20,20 @@ class FastSelect(forms.Select):
         selected = set(self.format_value(value))
         # Only "selected" changes between requests: the escaped options of a choice list are made once (per list
         # and language, since labels may be lazy translations) and joined here.
-        choices = tuple((str(value), str(label), isinstance(label, SafeData)) for value, label in self.choices)
-        options = "".join(
-            f"{opening}{' selected' if option_value in selected else ''}>{label}</option>"
-            for option_value, opening, label in _escaped_options(choices))
-        return format_html("<select{}>{}</select>", flatatt(final_attrs), mark_safe(options))
+        # A choice whose label is a list is an <optgroup> of those choices (Django's grouped choices).
+        parts = []
+        for value, label in self.choices:
+            if isinstance(label, list | tuple):
+                parts.append(format_html('<optgroup label="{}">', value) + self._options(label, selected) + "</optgroup>")
+            else:
+                parts.append(self._options(((value, label),), selected))
+        return format_html("<select{}>{}</select>", flatatt(final_attrs), mark_safe("".join(parts)))
+
+    @staticmethod
+    def _options(choices, selected: set[str]) -> str:
+        choices = tuple((str(value), str(label), isinstance(label, SafeData)) for value, label in choices)
+        return "".join(f"{opening}{' selected' if option_value in selected else ''}>{label}</option>"
+                       for option_value, opening, label in _escaped_options(choices))
 
 
 @lru_cache(maxsize=256)

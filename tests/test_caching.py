@@ -96,12 +96,12 @@ def test_a_quantization_format_edit_reaches_the_configurator(client):
     url = "/en/report/llama-3-1-8b-instruct/rtx-4090/"
     assert client.get(url).status_code == 200
     options = _quant_options(client.get(url).content.decode())
-    assert options.index('value="IQ1_S"') < options.index('value="Q8_0"')
-    row = QuantFormat.objects.get(name="Q8_0")
-    row.sort_order = 0  # first in the list now
+    assert options.index('value="Q8_0"') < options.index('value="IQ1_S"')  # best quality first (forms.quant_choices)
+    row = QuantFormat.objects.get(name="IQ1_S")
+    row.sort_order = 10_000  # last in the catalog's order: first in the list now
     row.save()
     options = _quant_options(client.get(url).content.decode())
-    assert options.index('value="Q8_0"') < options.index('value="IQ1_S"')
+    assert options.index('value="IQ1_S"') < options.index('value="Q8_0"')
 
 
 def _quant_options(html: str) -> str:
@@ -177,7 +177,7 @@ def test_pages_are_gzipped_once_before_they_are_cached(client, django_assert_max
 
 def _matrix_row(html: str, quant: str) -> str:
     matrix = html[html.index('id="matrix"'):]
-    start = matrix.index(f'<th scope="row">{quant}</th>')
+    start = matrix.index(f'<th scope="row">{quant}<')  # its quality label follows the name
     return matrix[start:matrix.index("</tr>", start)]
 
 

@@ -44,7 +44,9 @@ def test_the_command_line_keeps_the_contracts_message():
 
 def test_vllm_only_formats_say_so_in_the_configurator(client):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
-    assert '<option value="FP8">FP8 (vLLM)</option>' in body and '<option value="Q4_K_M" selected>Q4_K_M</option>' in body
+    vllm = re.search(r'<optgroup label="vLLM checkpoints">(.*?)</optgroup>', body, re.S).group(1)
+    assert '<option value="FP8">FP8 (8-bit — near-lossless)</option>' in vllm
+    assert '<option value="Q4_K_M" selected>Q4_K_M (4-bit — recommended)</option>' in body
 
 
 def test_kv_dtype_message_lists_the_engines_own_choices():

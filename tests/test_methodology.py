@@ -257,3 +257,11 @@ def test_long_labels_are_cut_at_a_word_with_an_ellipsis():
     assert clipped("llama.cpp GLM-4-0414 32B (from PR title; 61+1 layers)", 44) == "llama.cpp GLM-4-0414 32B (from PR title…"
     assert clipped("short", 44) == "short"
     assert all(len(clipped("word " * 30, n)) <= n for n in (10, 40, 44))
+
+
+def test_every_methodology_table_has_an_accessible_name(client):
+    import re as re_module
+    body = client.get("/en/methodology/").content.decode()
+    for table in re_module.findall(r"<table[^>]*>.*?</table>", body, re_module.S):
+        opening = table[:table.index(">") + 1]
+        assert "aria-labelledby" in opening or "<caption" in table, opening

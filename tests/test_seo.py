@@ -214,3 +214,57 @@ def test_robots_txt_points_to_the_sitemap_index(client):
 def test_unknown_sitemap_section_is_404(client):
     assert client.get("/sitemap-nope.xml").status_code == 404
     assert client.get("/sitemap-reports.xml?p=999").status_code == 404
+
+
+TITLE_LIMIT = 65  # about what a search result shows of a title (the report's _head_title.html)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_model_and_hardware_titles_stay_within_a_search_results_width_over_the_catalog(lang):
+    """Every model and accelerator of the catalog (eight of an accelerator too), in both languages: the <title> is at
+    most 65 characters and unique; "Llama 4 Maverick 17B-128E (400B) — VRAM requirements, KV cache & GPU
+    recommendations" (84) gave way to a shorter form that still names the model."""
+    from types import SimpleNamespace
+
+    from django.template.loader import get_template
+    from django.utils import translation
+
+    model_title = get_template("reports/model.html#head_title")
+    hardware_title = get_template("reports/hardware.html#head_title")
+    titles = []
+    with translation.override(lang):
+        for row in LLMModel.objects.all():
+            titles.append(model_title.render({"page": SimpleNamespace(model=SimpleNamespace(name=row.name))}).strip())
+        for accelerator in Accelerator.objects.all():
+            for gpus in (1, 8):
+                page = SimpleNamespace(hardware=SimpleNamespace(name=accelerator.name), state=SimpleNamespace(gpus=gpus))
+                titles.append(hardware_title.render({"page": page}).strip())
+    import html as html_module
+    too_long = [title for title in map(html_module.unescape, titles) if len(title) > TITLE_LIMIT]
+    assert not too_long, too_long
+    assert len(set(titles)) == len(titles)
+    assert any("Llama 4 Maverick 17B-128E (400B) —" in title for title in titles)
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_methodology_title_is_short(client, lang):
+    body = client.get(f"/{lang}/methodology/").content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S).group(1).strip()
+    assert len(title) <= TITLE_LIMIT and "LLM Sizer" in title
+
+
+@pytest.mark.parametrize("path, indexed", [
+    ("/en/methodology/", True), ("/en/config/", True), ("/en/search/?q=llama", False),
+    ("/en/compare/qwen3-8b/", False), ("/en/compare/qwen3-8b/?hw0=rtx-4090", False),
+    ("/en/report/qwen3-8b/custom/", False),
+    ("/en/report/qwen3-8b/custom/?memory_gb=24&bandwidth_gbs=1000&kind=discrete&backend=cuda", False),
+])
+def test_secondary_pages_have_their_own_open_graph_and_thin_ones_are_not_indexed(client, path, indexed):
+    """og:title and og:description of their own (they read "LLM Sizer" and the site's default); the compare picker
+    and the visitor's own hardware are "noindex, follow", as the search pages are."""
+    body = client.get(path).content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S).group(1).strip()
+    assert meta(body, "og:title") == title != "LLM Sizer"
+    assert meta(body, "og:description") == meta(body, "description")
+    assert meta(body, "description") != "How much memory an open-weight LLM needs, how fast it runs on your hardware, what it costs and how to launch it."
+    assert ('<meta name="robots" content="noindex, follow">' in body) is not indexed

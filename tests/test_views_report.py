@@ -103,7 +103,9 @@ def test_htmx_request_gets_only_the_results_partial(client, db):
     assert partial.status_code == 200
     assert "<html" not in partial.content.decode()
     assert 'id="fit"' in partial.content.decode()
-    assert 'id="configurator"' not in partial.content.decode() and 'id="links"' not in partial.content.decode()
+    assert 'id="configurator"' not in partial.content.decode()
+    # The neighbour links keep the configuration: swapped out of band with it, the only section outside #results.
+    assert 'id="links" aria-labelledby="links-heading" hx-swap-oob="true"' in partial.content.decode()
     assert len(partial.content) < len(full.content)
     assert "HX-Request" in partial["Vary"]
 
@@ -527,7 +529,7 @@ def test_matrix_and_recommendation_links_open_the_configuration_they_were_sized_
 
 def _matrix_formats(body: str) -> list[str]:
     section = re.search(r'<section class="card" id="matrix".*?</section>', body, re.S).group(0)
-    return re.findall(r'<th scope="row">([^<]+)</th>', section)
+    return re.findall(r'<th scope="row">([^<]+)(?:<br><span class="muted quant-quality">[^<]*</span>)?</th>', section)
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -560,7 +562,91 @@ def test_the_memory_bar_says_when_the_kv_segment_is_only_the_gpus_part(client, d
 def test_the_gguf_f16_is_told_apart_from_the_fp16_checkpoint(client, db):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
-    assert '<option value="F16">F16 (GGUF)</option>' in select and '<option value="FP16">FP16</option>' in select
+    gguf = re.search(r'<optgroup label="GGUF files \(llama.cpp\)">(.*?)</optgroup>', select, re.S).group(1)
+    released = re.search(r'<optgroup label="Released weights">(.*?)</optgroup>', select, re.S).group(1)
+    assert '<option value="F16">F16 (16-bit — lossless)</option>' in gguf and 'value="FP16"' not in gguf
+    assert '<option value="FP16">FP16 (16-bit — lossless)</option>' in released
+
+
+def test_formats_carry_their_quality_in_the_list_and_the_matrix(client, db):
+    """The seed's "Q4_K_M (4-Bit — Empfohlen)", "Q8_0 (8-Bit — Nahezu verlustfrei)": the bit width and a quality
+    word (llama.cpp's perplexity table, reports.quant_labels), best quality first within each group."""
+    body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
+    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]*)</option>', select)
+    labels = dict(options)
+    assert labels["Q8_0"] == "Q8_0 (8-bit — near-lossless)" and labels["Q3_K_M"] == "Q3_K_M (3-bit — low VRAM)"
+    assert labels["IQ4_XS"] == "IQ4_XS (4.25-bit — compact)" and labels["Q6_K"] == "Q6_K (6-bit — high precision)"
+    order = [value for value, _ in options]
+    assert order.index("Q8_0") < order.index("Q6_K") < order.index("Q4_K_M") < order.index("Q3_K_M") < order.index("Q2_K")
+    matrix = _section(body, "matrix")
+    assert re.search(r'<th scope="row">Q4_K_M<br><span class="muted quant-quality">4-bit — recommended</span></th>', matrix)
+    german = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
+    assert "IQ4_XS (4,25-" in german  # the German decimal comma
+
+
+def _links_section(body: str) -> str:
+    start = body.index('id="links"')
+    return html.unescape(body[start:body.index("</section>", start)])
+
+
+def test_neighbour_links_keep_the_configuration_where_it_applies(client, db):
+    """The review's state: 64K context, a Q8_0 KV cache, 8 hours a day. Another accelerator keeps them (Gaudi 3,
+    where vLLM is the engine, as vLLM's FP8 cache); another model keeps them, less a context beyond its limit
+    (Phi-4 takes 16K, Qwen3 8B 40K); the hardware page link keeps what its table offers (none of these: bare)."""
+    body = client.get(url("qwen3-coder-30b-a3b", "rtx-4090", query="context=65536&kv_dtype=q8_0&hours=8")).content.decode()
+    links = _links_section(body)
+    assert 'href="/en/report/qwen3-coder-30b-a3b/rtx-3090/?context=65536&kv_dtype=q8_0&hours=8"' in links
+    assert 'href="/en/report/qwen3-coder-30b-a3b/gaudi-3-128gb/?context=65536&kv_dtype=fp8&hours=8"' in links
+    assert 'href="/en/report/gpt-oss-20b/rtx-4090/?context=65536&kv_dtype=q8_0&hours=8"' in links
+    assert 'href="/en/report/phi-4-14b/rtx-4090/?kv_dtype=q8_0&hours=8"' in links
+    assert 'href="/en/hardware/rtx-4090/"' in links
+    # A GPU count and engine the hardware table offers go to its link; the other accelerators do not take the count.
+    body = client.get(url("qwen3-8b", "rtx-4090", query="gpus=2&engine=vllm")).content.decode()
+    links = _links_section(body)
+    assert 'href="/en/hardware/rtx-4090/?gpus=2&engine=vllm"' in links
+    assert 'href="/en/report/qwen3-8b/rtx-3090/?engine=vllm"' in links
+    # The default state links bare (and shares its rendering between configurations).
+    assert 'href="/en/report/qwen3-8b/rtx-3090/"' in _links_section(client.get(url("qwen3-8b", "rtx-4090")).content.decode())
+
+
+def test_neighbour_links_drop_what_vllm_refuses_for_that_model(client, db):
+    # vLLM cannot split AWQ's expert width of 2560 over 8 GPUs in 128-wide blocks (Qwen3 Coder 30B-A3B), nor 8 GPUs
+    # divide Phi-4's 10 KV heads: those links give up the format, then the split, rather than open on a refusal.
+    body = client.get(url("qwen3-8b", "h100-80gb-sxm", query="engine=vllm&gpus=8&quant=AWQ&kv_dtype=fp8")).content.decode()
+    for link in re.findall(r'href="(/en/report/[^"]+)"', _links_section(body)):
+        assert client.get(link).status_code == 200, link
+
+
+def test_a_budget_is_not_carried_to_another_accelerator(client, db):
+    """A budget is the price of the hardware shown: a recommendation of another accelerator, or this model on
+    another one, does not read $1,800 as its price; another model on this RTX 4090 keeps it."""
+    body = html.unescape(client.get(url("qwen3-coder-30b-a3b", "rtx-4090",
+                                        query="context=65536&kv_dtype=q8_0&hours=8&budget=1800")).content.decode())
+    links = re.findall(r'href="(/en/report/[^"]+)"', body)
+    elsewhere = [link for link in links if "/rtx-4090/" not in link and "/custom/" not in link]
+    assert elsewhere and not [link for link in elsewhere if "budget=" in link]
+    assert any("budget=1800" in link for link in links if "/rtx-4090/" in link)
+    recommend = body[body.index('id="recommend"'):]
+    assert re.search(r'href="/en/report/qwen3-coder-30b-a3b/(?!rtx-4090/)[^"]*hours=8', recommend)
+
+
+def test_an_htmx_change_swaps_the_neighbour_links_too(client, db):
+    response = client.get(url("qwen3-8b", "rtx-4090", query="context=32768"), headers={"HX-Request": "true"})
+    body = html.unescape(response.content.decode())
+    assert 'id="links" aria-labelledby="links-heading" hx-swap-oob="true"' in body
+    assert 'href="/en/report/qwen3-8b/rtx-3090/?context=32768"' in body
+
+
+def test_how_it_was_computed_tables_and_the_chart_have_accessible_names(client, db):
+    body = client.get(url("llama-3-1-8b-instruct", "rtx-4090")).content.decode()
+    how = _section(body, "how")
+    for heading in ("how-weights", "how-kv", "how-runtime"):
+        assert f'id="{heading}"' in how and f'aria-labelledby="{heading}"' in how
+    chart = _section(body, "chart")
+    assert re.search(r"<title>[^<]*GiB, fits</title>", chart)  # not by colour alone
+    assert '<span class="visually-hidden">fits</span>' in chart
+    assert "does not fit" in _section(client.get(url("llama-3-3-70b-instruct", "rtx-4090")).content.decode(), "chart")
 
 
 @pytest.mark.parametrize("lang, sentence, how", [

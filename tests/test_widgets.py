@@ -19,6 +19,16 @@ def test_fast_select_matches_django(value, attrs):
         forms.Select(choices=CHOICES).render("quant", value, attrs))
 
 
+GROUPED = [("GGUF <llama.cpp>", [("Q8_0", "Q8_0 (8-bit — near-lossless)"), ("Q4_K_M", "Q4_K_M")]),
+           ("vLLM", [("FP8", "FP8 & co")]), ("BF16", "BF16")]
+
+
+@pytest.mark.parametrize("value", [None, "Q4_K_M", "FP8", "BF16"])
+def test_fast_select_renders_option_groups_as_django(value):
+    assert parse_html(FastSelect(choices=GROUPED).render("quant", value, {"id": "id_quant"})) == parse_html(
+        forms.Select(choices=GROUPED).render("quant", value, {"id": "id_quant"}))
+
+
 @pytest.mark.parametrize("value", [None, "", 4, 4.5, "0.15", "1e3", "<script>", 1e8])
 @pytest.mark.parametrize("attrs", [None, {"id": "id_hours", "min": 0.5, "max": 24, "step": "any"},
                                    {"id": "id_kwh", "required": True, "disabled": False, "aria-describedby": "x y"}])

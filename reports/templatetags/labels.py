@@ -12,7 +12,7 @@ from django.utils.translation import get_language, gettext, pgettext, pgettext_l
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import AttentionKind
-from reports import formatting
+from reports import formatting, quant_labels
 from reports.sizing.fit import TIGHT_BUFFER
 
 register = template.Library()
@@ -38,7 +38,7 @@ BILLING = {"per-second": _("per second"), "on-demand": _("on demand"), "spot": _
            "spot / on-demand": _("spot / on demand"), "hourly": _("hourly"), "reserved": _("reserved")}
 # Accelerator.architecture slugs as the vendors name the architectures (product names: not translated).
 ARCHITECTURES = {"ampere": "Ampere", "ada": "Ada Lovelace", "hopper": "Hopper", "blackwell": "Blackwell",
-                 "blackwell-datacenter": "Blackwell (data center)", "cdna3": "CDNA 3", "cdna4": "CDNA 4",
+                 "blackwell-datacenter": _("Blackwell (data center)"), "cdna3": "CDNA 3", "cdna4": "CDNA 4",
                  "rdna3": "RDNA 3", "rdna3.5": "RDNA 3.5", "rdna4": "RDNA 4", "xe2": "Xe2", "gaudi3": "Gaudi 3",
                  "ascend-310p": "Ascend 310P"}
 LAYER_KINDS = {"full": _("Full attention"), "sliding": _("Sliding-window attention"),
@@ -169,7 +169,7 @@ def billing_label(billing: str) -> str:
 def architecture_label(slug: str) -> str:
     if not slug:
         return str(_("not published"))
-    return ARCHITECTURES.get(slug, slug)
+    return str(ARCHITECTURES.get(slug, slug))
 
 
 @register.filter
@@ -356,3 +356,17 @@ def formula(text: str) -> str:
         text = pattern.sub(lambda match: words[match.group(1)], text)
     return FORMULA_DECIMAL.sub(lambda match: f"{match.group(1)}{decimal}{match.group(2)}", text) if decimal != "." \
         else text
+
+
+@register.filter
+def with_vendor(hardware) -> str:
+    """"NVIDIA RTX 4090", but "MetaX C500 64GB" where the catalog's name already starts with the vendor (it read
+    "MetaX MetaX C500 64GB", "Kunlunxin Kunlunxin P800 64GB")."""
+    name, vendor = hardware.name, hardware.vendor
+    return name if not vendor or name.casefold().startswith(vendor.casefold()) else f"{vendor} {name}"
+
+
+@register.filter
+def quant_quality(name: str) -> str:
+    """A format's bit width and quality word: "4-bit — recommended" (reports.quant_labels)."""
+    return quant_labels.quant_quality(str(name))

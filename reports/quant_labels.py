@@ -1,0 +1,64 @@
+"""Short quality labels of the weight formats, for the configurator's format list and the quantization matrix (the
+seed's "Q4_K_M (4-Bit — Empfohlen)", "Q8_0 (8-Bit — Nahezu verlustfrei)", "Q3_K_M (3-Bit — Wenig VRAM)").
+
+A label is the format's nominal bit width and, where one applies, a word for its quality. The words follow llama.cpp's
+own table of perplexity increases (ggml-org/llama.cpp tools/quantize/quantize.cpp, QUANT_OPTIONS, "ppl @
+Llama-3-8B"): Q8_0 +0.0026, Q6_K +0.0217, Q5_K_M +0.0569, Q4_K_M +0.1754, Q4_K_S +0.2689, Q3_K_L +0.5562, Q3_K_M
++0.6569, Q3_K_S +1.6321, Q2_K +3.5199 (F16 +0.0020 and BF16 -0.0050 on Mistral-7B). Formats that table gives no
+perplexity for (i-quants, Unsloth's dynamic mixes, vLLM's checkpoints) take the word of the K-quant of their bit width,
+as the catalog's quality notes describe them (catalog/seed/quant_formats.json). Q4_K_M is "recommended": the format
+most GGUF repositories lead with and this site's default (reports.sizing.specs.Scenario.quant).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.translation import get_language, gettext, gettext_lazy as _
+
+from reports import formatting
+
+QUALITY_WORDS = {
+    "lossless": _("lossless"),  # F16 +0.0020, BF16 -0.0050 ppl
+    "near-lossless": _("near-lossless"),  # Q8_0 +0.0026 ppl
+    "high": _("high precision"),  # Q6_K +0.0217 ppl
+    "balanced": _("balanced"),  # Q5_K_M +0.0569 ppl
+    "recommended": _("recommended"),  # Q4_K_M +0.1754 ppl
+    "compact": _("compact"),  # IQ4_XS: 4.25 bits per weight, smaller than Q4_K_M
+    "low-memory": _("low VRAM"),  # Q3_K_M +0.6569 ppl
+    "extreme": _("extreme"),  # Q2_K +3.5199 ppl; 1-bit i-quants are worse
+}
+
+# Formats whose name does not start with their bit width (the others: "Q4_K_M" → 4, "IQ2_XXS" → 2, "UD-Q2_K_XL" → 2).
+NAMED_BITS = {"F32": "32", "F16": "16", "BF16": "16", "FP16": "16", "FP8": "8", "MXFP4": "4", "MXFP4_MOE": "4",
+              "FP8_FP4": "4/8", "AWQ": "4", "GPTQ": "4", "IQ4_XS": "4.25"}
+# The quality word of a format, by name; otherwise by bit width (BITS_QUALITY).
+NAMED_QUALITY = {"Q4_K_M": "recommended", "IQ4_XS": "compact", "FP8_FP4": "lossless"}  # V4's released format
+BITS_QUALITY = {"32": "lossless", "16": "lossless", "8": "near-lossless", "6": "high", "5": "balanced",
+                "3": "low-memory", "2": "extreme", "1": "extreme"}  # 4 bits: only Q4_K_M and IQ4_XS have a word
+
+
+def quant_bits(name: str) -> str | None:
+    """The nominal bit width of a format as text ("4", "4.25", "16"), None when the name does not tell."""
+    if name in NAMED_BITS:
+        return NAMED_BITS[name]
+    match = re.match(r"(?:UD-)?I?Q(\d)", name)
+    return match.group(1) if match else None
+
+
+def quant_quality(name: str) -> str:
+    """"4-bit — recommended", "3-bit — low VRAM", "4-bit" (in the active language); "" for an unknown format."""
+    bits = quant_bits(name)
+    if bits is None:
+        return ""
+    word = NAMED_QUALITY.get(name) or BITS_QUALITY.get(bits)
+    shown = "/".join(formatting.exact(float(part), get_language()) for part in bits.split("/"))  # 4,25 in German
+    width = gettext("%(bits)s-bit") % {"bits": shown}
+    return f"{width} — {QUALITY_WORDS[word]}" if word else width
+
+
+def quant_option_label(name: str, display_name: str | None = None) -> str:
+    """The format list's option: "Q4_K_M (4-bit — recommended)"."""
+    quality = quant_quality(name)
+    shown = display_name or name
+    return f"{shown} ({quality})" if quality else shown
