@@ -517,10 +517,22 @@ class ReportPage:
         if e is None:
             return None
         # Where it does not run, only the same hardware compares (the card then says there is no break-even).
-        return rent_comparison(self.catalog.offers, accelerator_slug=self.hardware.slug, gpus=e.scenario.gpus,
+        return rent_comparison(self.catalog.offers, accelerator_slug=self._purchased_slug, gpus=e.scenario.gpus,
                                hours_per_day=self.cost_inputs["hours"],
                                local_tok_s=e.cost_depth_aggregate_tok_s if self.runs_here else None,
                                cheapest_per_token=e.batch_cost or e.cost)
+
+    @cached_property
+    def _purchased_slug(self) -> str:
+        """The catalog accelerator a purchase rents like for like: this one, or for "my hardware" the catalog card it
+        copies (same name, memory and bandwidth: the "describe your own hardware" link starts from them), so a copy
+        whose usable share or power was changed still rents that card's offers."""
+        if not self.custom_hardware:
+            return self.hardware.slug
+        own = self.hardware
+        return next((spec.slug for spec in self.catalog.hardware.values()
+                     if (spec.name, spec.memory_gb, spec.bandwidth_gbs) == (own.name, own.memory_gb, own.bandwidth_gbs)),
+                    own.slug)
 
     @cached_property
     def rent_offer(self) -> OfferRow | None:
