@@ -559,11 +559,14 @@ def test_a_break_even_beyond_ten_years_reads_in_years(client):
 def test_finetune_assumptions_name_what_the_numbers_assume(client):
     mixtral = text_of(client, url("mixtral-8x7b-instruct", "h100-80gb-sxm"))
     assert "paged 8-bit AdamW" in mixtral
-    # one stated MoE assumption: transformers v5's fused experts stay bf16 under QLoRA and get no adapters
-    assert "Assumed stack for this MoE model: Hugging Face transformers v5" in mixtral
-    assert "so bitsandbytes does not quantize them (they stay bf16 under QLoRA)" in mixtral
+    # One stated MoE assumption (routed experts in NF4 as Unsloth holds them, no adapters on them), and the stock
+    # transformers v5 stack's figure beside it, whose fused experts bitsandbytes leaves bf16: more than the default.
+    assert "For this MoE model QLoRA keeps the routed experts in 4-bit NF4 too, as Unsloth's patched loader does" in mixtral
+    stock = re.search(r"leaves in bf16: QLoRA there needs ([\d.]+) GiB, 2 × H100 80GB SXM", mixtral)
+    default = re.search(r"QLoRA \(4-bit\) ([\d.]+) GiB", mixtral)
+    assert stock and default and float(stock[1]) > 3 * float(default[1])
     llama = text_of(client, url("llama-3-1-8b-instruct", "h100-80gb-sxm"))
-    assert "Assumed stack for this MoE model" not in llama
+    assert "For this MoE model" not in llama and "stock Hugging Face stack" not in llama
     assert "CUDA context and kernels" not in llama  # the label also covered ROCm and the QLoRA dequant buffer
 
 
