@@ -192,6 +192,13 @@ def number(value: float | int | None, language: str, digits: int = 0) -> str | N
     return _number_formatter(language, digits).format(value)
 
 
+def up_to(value: float | int | None, language: str, digits: int) -> str | None:
+    """A number with at most `digits` decimals, none written when they are zero (8 → 8, 1.7837 → 1.784)."""
+    if value is None:
+        return None
+    return _number_formatter(language, digits, True).format(value)
+
+
 def exact(value: float | int | None, language: str) -> str | None:
     """A limit as it is, in the locale (0.5 → 0,5; 1e8 → 100.000.000): up to six decimals, none written when zero."""
     if value is None:

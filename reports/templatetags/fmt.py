@@ -24,6 +24,12 @@ def num(value, digits: int = 0) -> str:
 
 
 @register.filter
+def up_to(value, digits: int = 3) -> str:
+    """At most `digits` decimals, trailing zeros left out: hours a line multiplies out (1.784 h/day, 8 h/day)."""
+    return _or_not_published(None if value == "" else formatting.up_to(value, get_language(), int(digits)))
+
+
+@register.filter
 def tenths_down(value) -> str:
     """A count of sequences to a tenth, rounded down (vLLM's pool holds 3.16 of them: "3.1", not "3.2"), as
     ReportPage.vllm_pool_sequences gives it beside the same pool."""
