@@ -53,9 +53,13 @@ what a transformers + PEFT run does by default: LlamaForCausalLM.forward compute
 ``logits = self.lm_head(hidden_states)`` (bf16, 2 B per logit) and passes them to ``self.loss_function``,
 i.e. ForCausalLMLoss (huggingface/transformers src/transformers/loss/loss_utils.py, v4.47.0 and later),
 which does ``logits = logits.float()`` (an fp32 copy, 4 B) and ``nn.functional.cross_entropy``, whose
-log-softmax output (fp32, 4 B) is kept for the backward pass. At the loss all three are alive:
-b·s·vocab × (2 + 4 + 4) = 10 B, 2.5 × one fp32 logits tensor. Fused/chunked cross-entropy (Liger,
-Unsloth, CCE) never materializes them and holds far less.
+log-softmax output (fp32, 4 B) is kept for the backward pass. At the end of the forward pass all three are
+alive: b·s·vocab × (2 + 4 + 4) = 10 B. The backward pass goes higher: the Trainer has dropped the model's
+outputs (the bf16 logits) and the upcast copy is not saved (``.float()``'s backward needs only the dtype), but
+nll_loss's backward writes a dense fp32 gradient of the log-probabilities (4 B) while they are still held (4 B),
+and log-softmax's backward a dense fp32 gradient of the logits (4 B) beside both: 12 B per logit, 3 × one fp32
+logits tensor, the loss head's peak. Fused/chunked cross-entropy (Liger, Unsloth, CCE) never materializes them
+and holds far less.
 
 Overhead: 1,343 MiB for the CUDA context and kernels (Hugging Face transformers docs, "Model training
 anatomy": "the kernels alone take up 1.3GB", 1-2 GB depending on GPU and CUDA version). QLoRA adds one
@@ -131,9 +135,10 @@ METHODS: tuple[Method, ...] = get_args(Method)
 BF16_BYTES = 2
 FP32_BYTES = 4
 ACTIVATION_BYTES = 2  # bf16 activations under autocast
-# Bytes per logit alive at Hugging Face's unfused loss (module doc): the lm_head's bf16 logits, ForCausalLMLoss's
-# fp32 upcast (``logits.float()``) and cross_entropy's fp32 log-softmax saved for the backward pass.
-LOSS_HEAD_BYTES_PER_LOGIT = BF16_BYTES + FP32_BYTES + FP32_BYTES
+# Bytes per logit at the peak of Hugging Face's unfused loss (module doc): the forward pass holds the lm_head's bf16
+# logits, ForCausalLMLoss's fp32 upcast and cross_entropy's fp32 log-softmax (10 B); its backward holds the fp32
+# log-softmax with nll_loss's fp32 gradient of it and log-softmax's fp32 gradient of the logits (12 B).
+LOSS_HEAD_BYTES_PER_LOGIT = max(BF16_BYTES + FP32_BYTES + FP32_BYTES, 3 * FP32_BYTES)
 
 # QLoRA paper §3 "Double Quantization": 4-bit NF4 codes, 8-bit absmax per 64-weight block, fp32 scale
 # per 256 absmax values.
