@@ -11,13 +11,8 @@ from reports.engine_messages import sizing_error_text
 from reports.estimates import CatalogSnapshot
 from reports.forms import COST_FIELDS, ConfiguratorForm, scenario_query
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import Estimate, cost_depth, decode_speeds, engine_usable_bytes
-from reports.sizing.economics import (
-    cost_per_million_tokens,
-    fleet_power_w,
-    monthly_cloud_cost,
-    price_per_usable_gib,
-)
+from reports.sizing.estimate import Estimate, engine_usable_bytes, offer_costs, offer_order
+from reports.sizing.economics import fleet_power_w, monthly_cloud_cost, price_per_usable_gib, rent_comparison
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
 MAX_COMPARED = 4
@@ -42,13 +37,19 @@ class Column:
     hardware: HardwareSpec
     estimate: Estimate | None
     error: str  # why this column could not be sized (e.g. heads not divisible by the GPU count)
-    offer: CloudOfferSpec | None  # the cheapest catalog offer of exactly this accelerator × count
+    # The catalog offer of exactly this accelerator × count where a token costs least (one stream), priced as the
+    # report's cost card prices an offer: the whole model on its GPUs (no offload), at estimate.cost_depth; else the
+    # cheapest such offer per hour (it does not hold the model: cost_per_mtok_usd is None).
+    offer: CloudOfferSpec | None
     cost_per_mtok_usd: float | None  # on that offer, one stream
     price_per_usable_gib: float | None  # purchase price of the GPUs ÷ the memory the engine uses (GiB, as the rows)
     power_w: float | None
     report_query: str  # this column's report in the compared configuration
     purchase_usd: float | None = None  # GPU count × the catalog price of one (None: no price published)
-    monthly_cloud_usd: float | None = None  # the exact-count offer at the visitor's hours (reserved: 24 h/day)
+    # The exact-count offer with the smallest bill at the visitor's hours (reserved: 24 h/day), as the report's rent
+    # vs. buy picks it (economics.rent_comparison), and that bill.
+    monthly_offer: CloudOfferSpec | None = None
+    monthly_cloud_usd: float | None = None
     # GPU counts the catalog rents this accelerator in when no offer has exactly this count. Those are other
     # machines: GPUs of separate instances would exchange activations over the network, not NVLink/PCIe, so the
     # column's speeds do not hold for them and no cost is made up from them.
@@ -104,24 +105,30 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
         except SizingError as exc:
             estimate, error = None, sizing_error_text(exc)
         confirmed = [o for o in catalog.offers if o.confirmed and o.accelerator_slug == choice.slug]
-        offer = min((o for o in confirmed if o.gpu_count == choice.count), key=lambda o: o.hourly_usd, default=None)
+        exact = [o for o in confirmed if o.gpu_count == choice.count]
+        offer = min(exact, key=offer_order, default=None)
         other_counts = () if offer else tuple(sorted({o.gpu_count for o in confirmed}))
-        cost = None
-        if offer is not None and estimate is not None and estimate.fit.fits and estimate.memory.runs:
-            # Priced as the report's cost card: one stream with half the context cached (estimate.cost_depth).
-            at_depth = replace(estimate.scenario, depth=cost_depth(estimate.scenario))
-            decode, _ = decode_speeds(model, hardware, at_depth, estimate.memory, estimate.params)
-            cost = cost_per_million_tokens(decode.tokens_per_s, offer.hourly_usd)
-        # What the engine uses of each GPU: under vLLM its --gpu-memory-utilization budget.
-        price = price_per_usable_gib(price_usd=hardware.price_usd, gpus=choice.count,
-                                     usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))
-        monthly = (monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours)
-                   if offer is not None else None)
+        cost = price = monthly_offer = monthly = None
+        if estimate is not None:
+            costs = offer_costs(model, hardware, replace(scenario, gpus=choice.count), exact,
+                                tuple(catalog.hardware.values()))
+            cheapest = min(costs, key=lambda c: (c.single_stream_usd_per_mtok, *offer_order(c.offer)), default=None)
+            if cheapest is not None:
+                offer, cost = cheapest.offer, cheapest.single_stream_usd_per_mtok
+            # What the engine uses of each GPU: under vLLM its --gpu-memory-utilization budget.
+            price = price_per_usable_gib(price_usd=hardware.price_usd, gpus=choice.count,
+                                         usable_bytes_per_gpu=engine_usable_bytes(hardware, scenario))
+            rent = rent_comparison(exact, accelerator_slug=choice.slug, gpus=choice.count, hours_per_day=hours,
+                                   local_tok_s=None, cheapest_per_token=None)
+            if rent is not None:
+                monthly_offer = rent.offer
+                monthly = monthly_cloud_cost(rent.offer.hourly_usd, rent.offer.billed_hours_per_day or hours)
         columns.append(Column(choice, hardware, estimate, error, offer, cost, price,
                               fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count),
                               urlencode([*scenario_query(replace(scenario, gpus=choice.count)), *cost_pairs]),
                               purchase_usd=None if hardware.price_usd is None else hardware.price_usd * choice.count,
-                              monthly_cloud_usd=monthly, other_offer_counts=other_counts))
+                              monthly_offer=monthly_offer, monthly_cloud_usd=monthly,
+                              other_offer_counts=other_counts))
     return columns
 
 

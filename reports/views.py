@@ -311,10 +311,16 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     choices, rejected = parse_choices(selection_from_query(request.GET), catalog)
     form = compare_form(model, request.GET, catalog)
     columns = compare_columns(model, choices, form, catalog) if form.is_valid() else []
+    # The budget and the kWh price price no row here, but are the visitor's state: the form carries them as hidden
+    # inputs (and the column links to the report), so a submit does not reset them to the defaults; a refused one is
+    # shown with its error instead, for the visitor to correct.
+    kept = [form[name] for name in ("budget", "kwh")]
     context = {"model": model, "model_row": model_row, "form": form, "choices": choices, "rejected": rejected,
                # The GPU count is chosen per accelerator; of the cost inputs only the hours a day price a row
-               # (the monthly cloud bill), the budget and the kWh price have none.
-               "shown_fields": [*(field for field in form.scenario_fields() if field.name != "gpus"), form["hours"]],
+               # (the monthly cloud bill).
+               "shown_fields": [*(field for field in form.scenario_fields() if field.name != "gpus"), form["hours"],
+                                *(field for field in kept if field.errors)],
+               "hidden_fields": [field for field in kept if not field.errors and field.value() not in (None, "")],
                "cost_inputs": form.cost_inputs() if form.is_valid() else {},
                "speed_upper_bound": not model.layer_count_known,
                "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),

@@ -531,10 +531,10 @@ def test_compare_rows_purchase_price_monthly_bill_at_the_visitors_hours_all_stre
                  if o.confirmed and o.accelerator_slug == "rtx-4090" and o.gpu_count == 1)
     monthly = float(re.search(r"Cloud per month at 6\.0 h/day — \$([\d,.]+)", text).group(1).replace(",", ""))
     assert monthly == pytest.approx(hourly * 6 * 30.4, abs=0.01)
-    # All 4 streams together, as the report's speed card shows them.
+    # All 4 streams together, as the report's speed card shows them (the row: all concurrent streams).
     scenario = Scenario(batch=4, gpus=2)
     h100 = catalog.estimate(catalog.model("llama-3-3-70b-instruct"), catalog.hardware["h100-80gb-sxm"], scenario)
-    assert f"All 4 streams together {toks(h100.aggregate_decode.tokens_per_s)}" in text
+    assert f"All concurrent streams {toks(h100.aggregate_decode.tokens_per_s)}" in text
     # Per GiB like the memory rows: $55,000 over 2 × 76.0 GiB usable = $361.84 (it read $337 per decimal GB).
     assert "Price per usable GiB $361.84" in text
 

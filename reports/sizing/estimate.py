@@ -1264,6 +1264,14 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     return _costs_on_offers(model, replace(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog)
 
 
+def offer_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
+                hardware_catalog: Sequence[HardwareSpec] = ()) -> tuple[ServingCost, ...]:
+    """Cost per 1M tokens on each of ``offers`` that holds the model, priced as the report's cost card prices them
+    (_costs_on_fitting_offers: the whole model on the offer's GPUs, no --offload-pct, at cost_depth): for a page that
+    prices a chosen set of offers (the compare page: the offers of exactly one accelerator × count)."""
+    return _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
+
+
 def cost_depth(scenario: Scenario) -> int:
     """The cached tokens per stream a cost per 1M tokens is priced at: half the context, i.e. the mean over streams
     that fill their context from empty to full. Decoding is memory-bound: a token's time is the weight reads plus
