@@ -693,3 +693,12 @@ def test_unified_memory_pages_say_which_share_they_count_and_how_to_describe_ano
     assert client.get(link + "&usable_pct=120").status_code == 400
     discrete = client.get(url("qwen3-30b-a3b-instruct-2507", "rtx-4090", lang)).content.decode()
     assert 'id="unified-share"' not in discrete
+
+
+def test_the_vllm_pool_note_names_only_the_layer_kinds_the_model_has(client, db):
+    """Gemma 3 27B under vLLM read "its sliding-window and recurrent layers keep a fixed number of tokens …, so one
+    request alone can be longer": Gemma has no recurrent layers, and the sentence was a comma splice."""
+    body = client.get(url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm")).content.decode()
+    note = re.search(r'id="vllm-pool">(.*?)</p>', body, re.S).group(1)
+    assert "at full context times the context. Its sliding-window layers keep a fixed number of tokens" in note
+    assert "recurrent" not in note
