@@ -1467,7 +1467,7 @@ def test_the_pool_counts_its_sequences_the_same_way_twice(client):
 
 @pytest.mark.parametrize("lang, headline", [
     ("en", "Fits with safe headroom: 5 of the 20 sequences at a time"),
-    ("de", "Passt mit sicherer Reserve: 5 der 20 Sequenzen gleichzeitig"),
+    ("de", "Passt mit sicherer Reserve – gleichzeitig: 5 von 20 Sequenzen"),
 ])
 def test_the_verdict_says_how_many_sequences_vllm_serves_at_once(client, lang, headline):
     """A startup asking for 20 concurrent users read "Fits with safe headroom" in the headline of Llama 3.3 70B FP8
@@ -1477,4 +1477,4 @@ def test_the_verdict_says_how_many_sequences_vllm_serves_at_once(client, lang, h
                                "engine=vllm&batch=20&quant=FP8"))
     assert headline in text
     alone = text_of(client, url("llama-3-3-70b-instruct", "rtx-pro-6000-blackwell", lang, "engine=vllm&quant=FP8"))
-    assert "sequences at a time" not in alone and "Sequenzen gleichzeitig" not in alone
+    assert "sequences at a time" not in alone and "gleichzeitig:" not in alone
