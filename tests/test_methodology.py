@@ -221,7 +221,8 @@ def test_row_notes_say_their_status_in_the_page_language(page_html, language, sk
     assert f'<td>{skipped}<span lang="en">no KV token figure in the log</span></td>' in html
     assert f'<td>{published}<span lang="en">unsloth dynamic quant:' in html
     excluded = {"en": "excluded", "de": "ausgeschlossen"}[language]
-    assert f'<td>{excluded} (-6.6 %): <span lang="en">Google QAT export' in html
+    figure = {"en": "-6.6", "de": "-6,6"}[language]  # the visitor's number format
+    assert f'<td>{excluded} ({figure} %): <span lang="en">Google QAT export' in html
     if language == "de":
         assert ">skipped: " not in html
 

@@ -170,8 +170,8 @@ def test_a_hybrid_vllm_pool_reads_as_v0_21_counts_it(client):
     tokens = int(result.memory.runtime.capacity.max_concurrency * 131_072)
     text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&context=131072"))
     assert f"a pool of {tokens:,} tokens" in text
-    assert ("vLLM counts those tokens as the sequences its pool holds at full context times the context; its "
-            "sliding-window and recurrent layers keep a fixed number of tokens however long a request grows") in text
+    assert ("vLLM counts those tokens as the sequences its pool holds at full context times the context. Its "
+            "sliding-window layers keep a fixed number of tokens however long a request grows") in text
     assert "as if every layer kept each of them" not in text
 
 
