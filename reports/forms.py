@@ -70,9 +70,10 @@ def context_choice_label(tokens: int) -> str:
 
 MIN_BUDGET_USD = 100
 # The format list in groups (<optgroup>), best quality first within each, every option with its bit width and quality
-# (reports.quant_labels): the released weights either engine loads, llama.cpp's GGUF files (F16 among them, apart
-# from the released FP16, or the two read as one format twice), and the checkpoints only vLLM loads.
-FORMAT_GROUPS = (("released", _("Released weights")), ("gguf", _("GGUF files (llama.cpp)")),
+# (reports.quant_labels): the safetensors checkpoints either engine loads (named for what they are: "Released weights"
+# listed FP16 and MXFP4 for a model released in BF16 only), llama.cpp's GGUF files (F16 among them, apart from the
+# FP16 checkpoint, or the two read as one format twice), and the checkpoints only vLLM loads.
+FORMAT_GROUPS = (("released", _("Checkpoints (safetensors)")), ("gguf", _("GGUF files (llama.cpp)")),
                  ("vllm", _("vLLM checkpoints")))
 
 
@@ -82,13 +83,13 @@ def _format_group(name: str) -> str:
     return "gguf" if quant_format(name).family.startswith("gguf") else "released"
 
 
-def quant_choices(names: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+def quant_choices(names: list[str], model: ModelSpec | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
     """The format select's grouped choices for `names`, given in the catalog's order (QuantFormat.sort_order: the
-    smallest first), listed best quality first."""
+    smallest first), listed best quality first; `model`'s released format is the lossless one."""
     groups: dict[str, list[str]] = {}
     for name in reversed(names):
         groups.setdefault(_format_group(name), []).append(name)
-    return [(label, [(name, quant_option_label(name)) for name in groups[key]])
+    return [(label, [(name, quant_option_label(name, model=model)) for name in groups[key]])
             for key, label in FORMAT_GROUPS if key in groups]
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
@@ -199,7 +200,8 @@ class ConfiguratorForm(forms.Form):
         # engine's message says why.
         submitted = self.data.get("quant")
         self.fields["quant"].choices = quant_choices(
-            [name for name in quant_names if model is None or name == submitted or format_applies_to(model, name)])
+            [name for name in quant_names if model is None or name == submitted or format_applies_to(model, name)],
+            model)
         localize_limits(self)  # before the model's own context limit, which has a message of its own
         context = self.fields["context"]
         if max_context:

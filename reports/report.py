@@ -317,6 +317,19 @@ class ReportPage:
         return math.floor(capacity.max_concurrency * 10) / 10
 
     @property
+    def fixed_size_layer_kinds(self) -> str | None:
+        """Which of the model's cached layers keep a fixed size however long a request grows, for the vLLM pool's
+        note: "window" (sliding-window or chunked attention), "recurrent" (Mamba, gated delta-net, conv state) or
+        "both"; None when every layer grows with the context. The note named recurrent layers for Gemma 3, which has
+        none."""
+        kv = self.estimate.kv if self.estimate is not None else None
+        if kv is None:
+            return None
+        window = any(t.window_tokens is not None and not t.padding for t in kv.terms)
+        recurrent = any(t.per_sequence and not t.padding for t in kv.terms)
+        return "both" if window and recurrent else "window" if window else "recurrent" if recurrent else None
+
+    @property
     def vllm_moe_decode_ratio(self) -> float | None:
         """On a vLLM page of a mixture-of-experts model: at most how many times the measured speed the methodology's
         single-request vLLM decode checks of such models predicted (bench/vllm_decode_accuracy.py)."""

@@ -51,8 +51,8 @@ def test_formulas_of_the_how_panel_read_in_german(client, db):
             "2,10 GiB: cuBLAS/NCCL + Custom-All-Reduce (v0.19 CUDA-Logs, TP 2)")  # a version keeps its dot
         assert formula("0.51 GiB; subtracted from the KV budget (vLLM ≥ 0.21)") == (
             "0,51 GiB; vom KV-Budget abgezogen (vLLM ≥ 0.21)")
-        assert formula("cuda context: 300 MiB (assumed; sourced range 107-555 MiB on CUDA)") == (
-            "CUDA-Kontext: 300 MiB (angenommen; Spanne laut Quellen 107-555 MiB auf CUDA)")
+        assert formula("cuda context: 300 MiB (assumed; sourced range 107–555 MiB on CUDA)") == (
+            "CUDA-Kontext: 300 MiB (angenommen; Spanne laut Quellen 107–555 MiB auf CUDA)")
     with translation.override("en"):
         assert formula(english) == english
     body = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
@@ -60,3 +60,13 @@ def test_formulas_of_the_how_panel_read_in_german(client, db):
     cells = re.findall(r"<td><code>(.*?)</code></td>", how)
     assert cells and "Schichten" in cells[0]
     assert not [cell for cell in cells if re.search(r"\b(layers|sequences?|cells|assumed|kv heads)\b", cell)], cells
+
+
+def test_an_accuracy_notes_figure_takes_the_visitors_number_format():
+    """The methodology's accuracy table read "ausgeschlossen (-6.6 %): …" on the German page."""
+    from reports.templatetags.labels import note_status
+
+    with translation.override("de"):
+        assert note_status("excluded (-6.6 %): Google QAT export") == "ausgeschlossen (-6,6 %): "
+    with translation.override("en"):
+        assert note_status("excluded (+12.25 %): x") == "excluded (+12.25 %): "

@@ -221,7 +221,8 @@ def test_row_notes_say_their_status_in_the_page_language(page_html, language, sk
     assert f'<td>{skipped}<span lang="en">no KV token figure in the log</span></td>' in html
     assert f'<td>{published}<span lang="en">unsloth dynamic quant:' in html
     excluded = {"en": "excluded", "de": "ausgeschlossen"}[language]
-    assert f'<td>{excluded} (-6.6 %): <span lang="en">Google QAT export' in html
+    figure = {"en": "-6.6", "de": "-6,6"}[language]  # the visitor's number format
+    assert f'<td>{excluded} ({figure} %): <span lang="en">Google QAT export' in html
     if language == "de":
         assert ">skipped: " not in html
 
@@ -265,3 +266,15 @@ def test_every_methodology_table_has_an_accessible_name(client):
     for table in re_module.findall(r"<table[^>]*>.*?</table>", body, re_module.S):
         opening = table[:table.index(">") + 1]
         assert "aria-labelledby" in opening or "<caption" in table, opening
+
+
+def test_the_methodology_describes_the_rent_comparison_and_the_cost_depth_the_reports_use(client):
+    """It said rent vs. buy takes "the one with the smallest monthly bill" of all offers; the reports rent the same
+    accelerator × count where an offer exists and otherwise compare the same tokens (economics.rent_comparison),
+    and price a token at half the context cached (estimate.cost_depth) and a prompt token at the prefill speed."""
+    text = re.sub(r"\s+", " ", client.get("/en/methodology/").content.decode())
+    assert "Rent vs. buy rents what you would buy: the same accelerator in the same count" in text
+    assert "local tokens per second ÷ the offer's tokens per second for every hour of local use" in text
+    assert "That speed is taken with half the context cached in every stream." in text
+    assert "A prompt (input) token is priced the same way at the offer's own prefill speed." in text
+    assert "usable memory under vLLM is the budget plus the device context" in text

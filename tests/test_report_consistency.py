@@ -170,8 +170,8 @@ def test_a_hybrid_vllm_pool_reads_as_v0_21_counts_it(client):
     tokens = int(result.memory.runtime.capacity.max_concurrency * 131_072)
     text = text_of(client, url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm&quant=BF16&context=131072"))
     assert f"a pool of {tokens:,} tokens" in text
-    assert ("vLLM counts those tokens as the sequences its pool holds at full context times the context; its "
-            "sliding-window and recurrent layers keep a fixed number of tokens however long a request grows") in text
+    assert ("vLLM counts those tokens as the sequences its pool holds at full context times the context. Its "
+            "sliding-window layers keep a fixed number of tokens however long a request grows") in text
     assert "as if every layer kept each of them" not in text
 
 
@@ -1469,7 +1469,7 @@ def test_the_pool_counts_its_sequences_the_same_way_twice(client):
 
 @pytest.mark.parametrize("lang, headline", [
     ("en", "Fits with safe headroom: 5 of the 20 sequences at a time"),
-    ("de", "Passt mit sicherer Reserve: 5 der 20 Sequenzen gleichzeitig"),
+    ("de", "Passt mit sicherer Reserve – gleichzeitig: 5 von 20 Sequenzen"),
 ])
 def test_the_verdict_says_how_many_sequences_vllm_serves_at_once(client, lang, headline):
     """A startup asking for 20 concurrent users read "Fits with safe headroom" in the headline of Llama 3.3 70B FP8
@@ -1479,7 +1479,7 @@ def test_the_verdict_says_how_many_sequences_vllm_serves_at_once(client, lang, h
                                "engine=vllm&batch=20&quant=FP8"))
     assert headline in text
     alone = text_of(client, url("llama-3-3-70b-instruct", "rtx-pro-6000-blackwell", lang, "engine=vllm&quant=FP8"))
-    assert "sequences at a time" not in alone and "Sequenzen gleichzeitig" not in alone
+    assert "sequences at a time" not in alone and "gleichzeitig:" not in alone
 
 
 @pytest.mark.parametrize("path", [url("llama-3-1-8b-instruct", "rtx-3060-12gb"),

@@ -150,7 +150,7 @@ def test_a_refused_cost_input_keeps_the_report_and_flags_only_rent_vs_buy(client
     if htmx:  # the cloud section comes in the second request, which carries the same query
         body = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query="hours=30&kwh=0.3&quant=Q8_0&part=details"),
                           headers=headers).content.decode()
-    assert "until it is corrected, these figures use 4.0 h/day and $0.300/kWh" in body  # the valid kwh is kept
+    assert "until it is corrected, these figures use 4 h/day and $0.300/kWh" in body  # the valid kwh is kept
     assert "of weights at Q8_0" in client.get(url("llama-3-1-8b-instruct", "rtx-4090",
                                                   query="hours=30&quant=Q8_0")).content.decode()
     # Links to other configurations leave the refused value out (the language switch keeps the URL as it is).
@@ -175,7 +175,9 @@ def test_the_other_engines_kv_type_becomes_this_engines(client, db, query, asked
     # Without JavaScript the page redirected to says why its select shows another type, as the htmx answer does.
     landed = client.get(response["Location"]).content.decode()
     notice = re.search(r'id="kv-replaced"[^>]*>(.*?)</p>', landed, re.S)
-    assert notice and kv_dtype_label(asked) in notice[1] and kv_dtype_label(used) in notice[1]
+    # The type asked for by its short name ("vLLM has no Q8_0 KV cache: the configuration uses FP8 (8-bit) instead";
+    # it read "has no Q8_0 (8-bit) KV cache: … its FP8 (8-bit) cache").
+    assert notice and f"has no {asked.upper()} KV cache: the configuration uses {kv_dtype_label(used)} instead" in notice[1]
     assert 'hx-swap-oob' not in landed and 'id="kv-replaced"' not in client.get(state).content.decode()
     htmx = client.get(path, headers={"HX-Request": "true"})
     body = htmx.content.decode()
@@ -564,7 +566,7 @@ def test_the_gguf_f16_is_told_apart_from_the_fp16_checkpoint(client, db):
     body = client.get("/en/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
     select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
     gguf = re.search(r'<optgroup label="GGUF files \(llama.cpp\)">(.*?)</optgroup>', select, re.S).group(1)
-    released = re.search(r'<optgroup label="Released weights">(.*?)</optgroup>', select, re.S).group(1)
+    released = re.search(r'<optgroup label="Checkpoints \(safetensors\)">(.*?)</optgroup>', select, re.S).group(1)
     assert '<option value="F16">F16 (16-bit — lossless)</option>' in gguf and 'value="FP16"' not in gguf
     assert '<option value="FP16">FP16 (16-bit — lossless)</option>' in released
 
@@ -577,13 +579,35 @@ def test_formats_carry_their_quality_in_the_list_and_the_matrix(client, db):
     options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]*)</option>', select)
     labels = dict(options)
     assert labels["Q8_0"] == "Q8_0 (8-bit — near-lossless)" and labels["Q3_K_M"] == "Q3_K_M (3-bit — low VRAM)"
-    assert labels["IQ4_XS"] == "IQ4_XS (4.25-bit — compact)" and labels["Q6_K"] == "Q6_K (6-bit — high precision)"
+    # The nominal class for every format: IQ4_XS read "4.25-bit" beside Q4_K_M's "4-bit", as if it were the larger.
+    assert labels["IQ4_XS"] == "IQ4_XS (4-bit — compact)" and labels["Q6_K"] == "Q6_K (6-bit — high precision)"
+    assert labels["Q4_K_M"] == "Q4_K_M (4-bit — recommended)"
     order = [value for value, _ in options]
     assert order.index("Q8_0") < order.index("Q6_K") < order.index("Q4_K_M") < order.index("Q3_K_M") < order.index("Q2_K")
     matrix = _section(body, "matrix")
     assert re.search(r'<th scope="row">Q4_K_M<br><span class="muted quant-quality">4-bit — recommended</span></th>', matrix)
     german = client.get("/de/report/llama-3-1-8b-instruct/rtx-4090/").content.decode()
-    assert "IQ4_XS (4,25-" in german  # the German decimal comma
+    # German writes "4 Bit" (as "8 Bit" elsewhere on the site) and its dash with spaces ("–", not "—").
+    assert "IQ4_XS (4 Bit – kompakt)" in german and "Q4_K_M (4 Bit – empfohlen)" in german
+
+
+def test_a_checkpoint_format_is_lossless_only_as_the_models_released_format(client, db):
+    """Qwen3-30B-A3B (released in BF16) offered "FP8_FP4 (4/8-bit — lossless)": DeepSeek-V4's released format, lossless
+    only there. Elsewhere it is its bit width alone; the group of safetensors formats is named for what it is (it was
+    "Released weights", with FP16 and MXFP4 in it for a BF16-only model)."""
+    def quant_options(slug, lang="en"):
+        body = client.get(f"/{lang}/report/{slug}/h100-80gb-sxm/?engine=vllm").content.decode()
+        select = re.search(r'<select[^>]*name="quant".*?</select>', body, re.S).group(0)
+        return dict(re.findall(r'<option value="([^"]+)"[^>]*>([^<]*)</option>', select)), select, body
+
+    qwen, select, _ = quant_options("qwen3-30b-a3b-instruct-2507")
+    assert qwen["FP8_FP4"] == "FP8_FP4 (4/8-bit)"
+    assert qwen["BF16"] == "BF16 (16-bit — lossless)"
+    assert "Released weights" not in select and '<optgroup label="Checkpoints (safetensors)">' in select
+    v4, _, v4_body = quant_options("deepseek-v4-flash")
+    assert v4["FP8_FP4"] == "FP8_FP4 (4/8-bit — lossless)"
+    assert re.search(r'<th scope="row">FP8_FP4<br><span class="muted quant-quality">4/8-bit — lossless</span></th>',
+                     _section(v4_body, "matrix"))
 
 
 def _links_section(body: str) -> str:
@@ -670,3 +694,12 @@ def test_unified_memory_pages_say_which_share_they_count_and_how_to_describe_ano
     assert client.get(link + "&usable_pct=120").status_code == 400
     discrete = client.get(url("qwen3-30b-a3b-instruct-2507", "rtx-4090", lang)).content.decode()
     assert 'id="unified-share"' not in discrete
+
+
+def test_the_vllm_pool_note_names_only_the_layer_kinds_the_model_has(client, db):
+    """Gemma 3 27B under vLLM read "its sliding-window and recurrent layers keep a fixed number of tokens …, so one
+    request alone can be longer": Gemma has no recurrent layers, and the sentence was a comma splice."""
+    body = client.get(url("gemma-3-27b-it", "h100-80gb-sxm", query="engine=vllm")).content.decode()
+    note = re.search(r'id="vllm-pool">(.*?)</p>', body, re.S).group(1)
+    assert "at full context times the context. Its sliding-window layers keep a fixed number of tokens" in note
+    assert "recurrent" not in note

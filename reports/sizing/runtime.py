@@ -366,7 +366,7 @@ def _llama_cpp_runtime(spec: ModelSpec, scenario: Scenario, kv: KvBreakdown, bac
     context_bytes = DEVICE_CONTEXT_BYTES.get(backend, 0)
     terms.append(RuntimeTerm(
         "device context", context_bytes, "device",
-        f"{backend} context: {context_bytes / MIB:.0f} MiB (assumed; sourced range 107-555 MiB on CUDA)"
+        f"{backend} context: {context_bytes / MIB:.0f} MiB (assumed; sourced range 107–555 MiB on CUDA)"
         if context_bytes else f"{backend}: no separate device context modelled", {"backend": backend}))
     return _breakdown("llama.cpp", terms)
 

@@ -30,6 +30,12 @@ def up_to(value, digits: int = 3) -> str:
 
 
 @register.filter
+def exact(value) -> str:
+    """A value as entered, without decimals that are zero: 8 hours a day read "8,0 Std./Tag"; 4.5 stays "4,5"."""
+    return _or_not_published(None if value in (None, "") else formatting.exact(value, get_language()))
+
+
+@register.filter
 def tenths_down(value) -> str:
     """A count of sequences to a tenth, rounded down (vLLM's pool holds 3.16 of them: "3.1", not "3.2"), as
     ReportPage.vllm_pool_sequences gives it beside the same pool."""

@@ -122,7 +122,13 @@ def _note_parts(note: str) -> tuple[str, str]:
     match = _NOTE_STATUS_PATTERN.match(note)
     if not match:
         return "", note
-    return str(NOTE_STATUS[match.group(1)]) + match.group(2), note[match.end():]
+    # The figures between the status and its colon in the visitor's number format ("ausgeschlossen (-6,6 %): ").
+    between = _NOTE_NUMBER.sub(lambda m: m.group(1) + formatting.number(
+        float(m.group(2)), get_language(), len(m.group(3))), match.group(2))
+    return str(NOTE_STATUS[match.group(1)]) + between, note[match.end():]
+
+
+_NOTE_NUMBER = re.compile(r"([+-]?)(\d+\.(\d+))")
 
 
 @register.filter
@@ -367,6 +373,7 @@ def with_vendor(hardware) -> str:
 
 
 @register.filter
-def quant_quality(name: str) -> str:
-    """A format's bit width and quality word: "4-bit — recommended" (reports.quant_labels)."""
-    return quant_labels.quant_quality(str(name))
+def quant_quality(name: str, model=None) -> str:
+    """A format's bit width and quality word: "4-bit — recommended" (reports.quant_labels); `model` (a ModelSpec):
+    the model whose released format is lossless."""
+    return quant_labels.quant_quality(str(name), model)

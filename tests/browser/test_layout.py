@@ -77,3 +77,15 @@ def test_no_console_errors_or_failed_requests(page_and_log, lang):
     errors = [error for error in log.errors if "/favicon.ico" not in error]
     assert errors == []
     assert log.failed_responses == []
+
+
+def test_the_format_list_takes_the_whole_row_on_a_phone(open_context):
+    """Two fields a row on phones left the format list ~160 px wide, and its labels ("UD-Q4_K_XL (4-bit —
+    recommended)") were cut: it spans the form's row, the fields after it stay two a row."""
+    page, _ = open_context(viewport=VIEWPORTS["phone"], **PHONE_OPTIONS)
+    page.goto(report_path("de"))
+    form = page.locator("#configurator").bounding_box()
+    quant = page.locator("#id_quant").bounding_box()
+    context = page.locator("#id_context").bounding_box()
+    assert quant["width"] > 0.8 * form["width"], (quant, form)
+    assert context["width"] < 0.6 * form["width"], (context, form)
