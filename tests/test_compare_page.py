@@ -64,7 +64,7 @@ def test_cloud_per_month_is_the_smallest_bill_at_the_visitors_hours_as_the_repor
     $2,714.11 (economics.rent_comparison's rule), the figure the report's rent vs. buy shows."""
     path = "/en/compare/llama-3-3-70b-instruct/?hw=h100-80gb-sxm:8&engine=vllm&quant=FP8"
     text = text_of(client, path)
-    assert row(text, "Cloud per month at") == "4.0 h/day $2,714.11 RunPod, $22.32/h"
+    assert row(text, "Cloud per month at") == "4 h/day $2,714.11 RunPod, $22.32/h"
     report = text_of(client, "/en/report/llama-3-3-70b-instruct/h100-80gb-sxm/?gpus=8&engine=vllm&quant=FP8")
     assert "$2,714.11" in report
 

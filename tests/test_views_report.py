@@ -420,9 +420,9 @@ def test_weights_source_names_the_formats_own_rules(client, db, quant, source):
            "ROCm/HIP, SYCL. Choose llama.cpp.",
      "No vLLM command for Mac Studio M3 Ultra 256GB: this calculator sizes vLLM on CANN, CUDA, ROCm/HIP, SYCL, "
      "not on Metal. Serve it with llama.cpp."),
-    ("de", "vLLM wird auf Mac Studio M3 Ultra 256GB (Metal) nicht berechnet: Dieser Rechner bildet es auf CANN, "
+    ("de", "vLLM wird auf Mac Studio M3 Ultra 256GB (Metal) nicht berechnet: LLM Sizer bildet es auf CANN, "
            "CUDA, ROCm/HIP, SYCL ab. Wählen Sie llama.cpp.",
-     "Kein vLLM-Befehl für Mac Studio M3 Ultra 256GB: Dieser Rechner berechnet vLLM auf CANN, CUDA, ROCm/HIP, "
+     "Kein vLLM-Befehl für Mac Studio M3 Ultra 256GB: Diese Seite berechnet vLLM auf CANN, CUDA, ROCm/HIP, "
      "SYCL, nicht auf Metal. Betreiben Sie das Modell mit llama.cpp."),
 ])
 def test_vllm_is_refused_on_apple_gpus(client, db, lang, refusal, note):
