@@ -18,19 +18,20 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
 
 from catalog.models import LLMModel
 from reports.estimates import CatalogSnapshot
-from reports.forms import scenario_query
+from reports.forms import MAX_GPUS, scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
     engine_usable_bytes, engines_on, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
-    kv_cache_known, native_format, plan_memory, sizable_on,
+    kv_cache_known, native_format, plan_memory, sizable_on, vllm_memory_share,
 )
+from reports.sizing.runtime import DEVICE_CONTEXT_BYTES
 from reports.sizing.quant import quant_format
-from reports.sizing.fit import usable_bytes
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 
@@ -97,9 +98,11 @@ class TableState:
 
 
 def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: str, vendors: Iterable[str],
-                gpu_counts: Sequence[int] = (1,), engines: Iterable[str] = ()) -> TableState:
+                gpu_counts: Iterable[int] | None = None, engines: Iterable[str] | None = None) -> TableState:
     """The table's state from GET; a value it does not offer (a vendor, GPU count or engine) reads as the default,
-    as a filter link would have it."""
+    as a filter link would have it. A parameter the table does not read (gpu_counts or engines None: the model
+    page's table is sized at one configuration) is ignored whatever its value: report pages link with their state,
+    and a shared link with ?engine=llama.cpp or ?quant=… is no bad request to a page that does not use it."""
     keys = {column.key: column for column in columns}
     refused = []
 
@@ -114,11 +117,23 @@ def table_state(query: QueryDict, columns: Sequence[Column], *, default_sort: st
     order = offered("order", ("asc", "desc"))
     descending = order == "desc" if order else keys[sort].descending_first
     vendor = offered("vendor", set(vendors))
-    gpus = offered("gpus", {str(count) for count in gpu_counts})
-    engine = offered("engine", set(engines))
+    gpus = offered("gpus", {str(count) for count in gpu_counts}) if gpu_counts is not None else ""
+    engine = offered("engine", set(engines)) if engines is not None else ""
     fits = offered("fits", ("1", "on", "true", "0", "off", "false"))
     return TableState(sort, descending, vendor, fits in ("1", "on", "true"), int(gpus) if gpus else 1, engine,
                       tuple(refused))
+
+
+# What a refused value's message calls its parameter: the filter's label, as the form shows it ("fits": the page's
+# own checkbox label, refused_fields).
+TABLE_FIELD_LABELS = {"sort": _("Sort column"), "order": _("Sort order"), "vendor": _("Vendor"),
+                      "gpus": _("GPU count"), "engine": _("Inference engine")}
+
+
+def refused_fields(state: TableState, fits_label: str) -> list[tuple[str, str]]:
+    """(label, value) of each refused value, for the message above the table."""
+    labels = {**TABLE_FIELD_LABELS, "fits": fits_label}
+    return [(labels[name], value) for name, value in state.refused]
 
 
 def sorted_rows(rows: Iterable[Any], column: Column, *, descending: bool) -> list[Any]:
@@ -208,7 +223,7 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         decode = estimate_speeds(model, hardware, replace(opening, context=SHORT_CONTEXT), short,
                                  params).decode.tokens_per_s
     return AcceleratorRow(
-        hardware=hardware, usable_bytes=usable_bytes(hardware),
+        hardware=hardware, usable_bytes=engine_usable_bytes(hardware, opening),  # the engine the row is sized under
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, hardware), report_url=report_url,
@@ -302,6 +317,10 @@ class ModelPage:
     @cached_property
     def fitting_count(self) -> int:
         return sum(row.fits for row in self.rows)
+
+    @property
+    def refused(self) -> list[tuple[str, str]]:
+        return refused_fields(self.state, _("Only where it fits"))
 
 
 def model_page(model_row: LLMModel, query: QueryDict, catalog: CatalogSnapshot,
@@ -501,6 +520,14 @@ def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, 
             "offload_bytes": plan.placement.offloaded_bytes}
 
 
+@dataclass(frozen=True)
+class UsableMemory:
+    engine: str
+    bytes: float  # per GPU
+    share: float  # llama.cpp: of the nominal memory; vLLM: its budget, of the memory the driver reports
+    device_context_bytes: float = 0.0  # vLLM: held outside its budget (runtime.DEVICE_CONTEXT_BYTES), counted in
+
+
 @dataclass
 class HardwarePage:
     hardware_row: Any  # catalog.models.Accelerator with `prices` and `cloud_offers` prefetched
@@ -510,7 +537,23 @@ class HardwarePage:
 
     @property
     def usable_bytes(self) -> float:
-        return usable_bytes(self.hardware)
+        """The usable memory per GPU this page's table judges its rows against (its engine's)."""
+        return engine_usable_bytes(self.hardware, Scenario(engine=self.engine))  # type: ignore[arg-type]
+
+    @property
+    def usable_memory(self) -> list[UsableMemory]:
+        """Usable memory per GPU under each engine that runs here, the table's first where two do: llama.cpp's
+        share of the memory (fit.usable_bytes), vLLM's budget and device context (estimate.engine_usable_bytes: the
+        H100's 71.56 GiB, not llama.cpp's 76.0, is what a vLLM row is judged against)."""
+        usable = []
+        for engine in sorted(self.engines, key=lambda engine: engine != self.engine):
+            scenario = Scenario(engine=engine)  # type: ignore[arg-type]  # one of ENGINES
+            vllm = engine == "vllm"
+            usable.append(UsableMemory(
+                engine, engine_usable_bytes(self.hardware, scenario),
+                vllm_memory_share(self.hardware, scenario) if vllm else self.hardware_row.effective_usable_factor,
+                DEVICE_CONTEXT_BYTES.get(self.hardware.backend, 0) if vllm else 0.0))
+        return usable
 
     @property
     def ladder(self) -> str:
@@ -524,7 +567,8 @@ class HardwarePage:
 
     @property
     def gpu_counts(self) -> tuple[int, ...]:
-        return hardware_gpu_counts(self.hardware)
+        """The select's counts: 1, 2, 4, 8, and the count a link asked for where it is another (3)."""
+        return tuple(sorted({*hardware_gpu_counts(self.hardware), self.state.gpus}))
 
     @property
     def engines(self) -> tuple[str, ...]:
@@ -579,6 +623,10 @@ class HardwarePage:
     def fitting_count(self) -> int:
         return sum(row.fits for row in self.rows)
 
+    @property
+    def refused(self) -> list[tuple[str, str]]:
+        return refused_fields(self.state, _("Only models that fit"))
+
 
 # GPU counts a hardware page's table offers: a server's 1, 2, 4 or 8 of a discrete or datacenter accelerator (the
 # configurator takes others); a unified-memory machine is one machine.
@@ -589,12 +637,19 @@ def hardware_gpu_counts(hardware: HardwareSpec) -> tuple[int, ...]:
     return (1,) if hardware.kind == "unified" else HARDWARE_PAGE_GPU_COUNTS
 
 
+def hardware_gpu_counts_taken(hardware: HardwareSpec) -> Iterable[int]:
+    """The GPU counts a hardware page's table sizes for when a link asks: any count the report's configurator takes
+    (1 to forms.MAX_GPUS) on a discrete or datacenter accelerator, so a shared link for 3 × RTX 4090 shows 3 GPUs,
+    as its report does, rather than a 400 or another count's table; a unified-memory machine is one machine."""
+    return (1,) if hardware.kind == "unified" else range(1, MAX_GPUS + 1)
+
+
 def hardware_page(hardware_row, query: QueryDict, catalog: CatalogSnapshot) -> HardwarePage:
     hardware = catalog.accelerator(hardware_row.slug)
     vendors = {row.vendor for row in catalog.model_rows if row.vendor}
     engines = engines_on(hardware)
     state = table_state(query, HARDWARE_TABLE_COLUMNS, default_sort="verdict", vendors=vendors,
-                        gpu_counts=hardware_gpu_counts(hardware), engines=engines if len(engines) > 1 else ())
+                        gpu_counts=hardware_gpu_counts_taken(hardware), engines=engines if len(engines) > 1 else None)
     report_url = report_path("MODEL-SLUG", hardware.slug)
     model_url = _path_template("reports:model", model_slug="MODEL-SLUG")
     rows = [model_row_on(row, catalog.model(row.slug), hardware,

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from django.http import QueryDict
 
 from reports import estimates
 from reports.pages import (FORMAT_LADDER, VERDICT_RANK as VERDICT_ORDER, AcceleratorRow, best_fitting_format,
@@ -198,7 +199,7 @@ def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):
     one = client.get(path).content.decode()
     assert int(re.search(r"(\d+) of all 83 fit\.", one).group(1)) < entry.fitting_count
     # A count or engine the table does not offer reads as the default, as an unknown vendor does.
-    for query in ("gpus=3", "gpus=abc", "gpus=-1", "engine=sglang", "gpus=99999999999999999999"):
+    for query in ("gpus=abc", "gpus=-1", "gpus=0", "gpus=65", "engine=sglang", "gpus=99999999999999999999"):
         assert re.sub(r"\s+", " ", client.get(f"{path}?{query}").content.decode()).count("of all 83 fit.") == 1
     # A unified-memory machine is one machine: no GPU count to choose.
     mac = client.get("/en/hardware/mac-studio-m3-ultra-512gb/").content.decode()
@@ -612,3 +613,96 @@ def test_the_hardware_pages_tables_have_accessible_names(client):
     body = client.get("/en/hardware/rtx-4090/").content.decode()
     for table in re.findall(r"<table[^>]*>", body):
         assert "aria-labelledby" in table, table
+
+
+# ---- state from report links and shared URLs -------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", [
+    "/de/model/qwen3-8b/?engine=llama.cpp", "/de/model/qwen3-8b/?engine=vllm", "/de/model/qwen3-8b/?gpus=2",
+    "/en/model/qwen3-8b/?quant=Q8_0&context=32768&kv_dtype=q8_0&batch=4&hours=8&offload=20&sort=decode",
+    "/en/hardware/rtx-4090/?quant=Q8_0&context=32768&kv_dtype=q8_0&hours=8&gpus=2",
+    # One engine runs there: the table reads no engine, so a shared link naming either is no bad request.
+    "/en/hardware/mac-studio-m3-ultra-512gb/?engine=vllm", "/en/hardware/mac-studio-m3-ultra-512gb/?engine=llama.cpp",
+])
+def test_a_page_ignores_query_parameters_its_table_does_not_read(client, path):
+    """Review: ?engine=llama.cpp on a model page answered 400 ("not a value this table offers for engine"), though
+    the model page's table reads no engine, GPU count, format or context."""
+    response = client.get(path)
+    assert response.status_code == 200 and 'id="table-refused"' not in response.content.decode()
+
+
+def test_a_gpu_count_the_select_does_not_list_is_sized_as_the_report_sizes_it(client):
+    """A shared link for 3 × RTX 4090 shows 3 GPUs (the report's configurator takes 1 to 64), listed in the select,
+    with report links on 3 GPUs: not a 400, nor another count's table under a notice."""
+    response = client.get("/en/hardware/rtx-4090/?gpus=3")
+    body = response.content.decode()
+    assert response.status_code == 200 and "fit on 3 × RTX 4090." in body
+    assert '<option value="3" selected>3</option>' in body and '<option value="8">8</option>' in body
+    reports = re.findall(r'href="(/en/report/[^"]+)"', body.split('id="table"', 1)[1])
+    assert reports and all("gpus=3" in link for link in reports)
+
+
+@pytest.mark.parametrize("path, label", [("/en/hardware/rtx-4090/?gpus=abc", "GPU count"),
+                                         ("/en/hardware/h100-80gb-sxm/?engine=sglang", "Inference engine"),
+                                         ("/en/model/qwen3-8b/?sort=bogus", "Sort column"),
+                                         ("/en/model/qwen3-8b/?order=up", "Sort order"),
+                                         ("/en/model/qwen3-8b/?fits=maybe", "Only where it fits"),
+                                         ("/en/hardware/rtx-4090/?fits=maybe", "Only models that fit")])
+def test_a_refused_value_is_named_by_its_fields_label(client, path, label):
+    response = client.get(path)
+    body = html.unescape(response.content.decode())
+    assert response.status_code == 400 and f"is not a value this table offers for “{label}”" in body
+
+
+@pytest.mark.parametrize("report", [
+    "/en/report/qwen3-8b/rtx-4090/", "/de/report/qwen3-8b/rtx-4090/?gpus=2&engine=vllm&quant=AWQ&context=32768",
+    "/en/report/qwen3-8b/rtx-4090/?gpus=3&quant=Q8_0&kv_dtype=q8_0&batch=2",
+    "/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/?gpus=8&engine=vllm",
+    "/en/report/llama-3-1-8b-instruct/mlu590-80gb/", "/en/report/gpt-oss-20b/mac-studio-m3-ultra-512gb/?context=32768",
+])
+def test_every_link_a_report_builds_to_a_model_or_hardware_page_answers_200(client, report):
+    response = client.get(report)
+    assert response.status_code == 200, report
+    lang = report[1:3]
+    links = set(re.findall(rf'href="(/{lang}/(?:model|hardware)/[^"#]+)', response.content.decode()))
+    assert any("/model/" in link for link in links) and any("/hardware/" in link for link in links)
+    for link in links:
+        assert client.get(html.unescape(link)).status_code == 200, link
+
+
+def test_usable_memory_is_the_engine_the_rows_are_sized_under(client):
+    """Review: the H100's page under vLLM said "Usable for a model 76.0 GiB (95%)" (llama.cpp's 0.95 × 80 GiB)
+    while its rows are judged against vLLM's 71.56 GiB: 0.9 × the memory the driver reports (vllm_budget_bytes,
+    71.27 GiB) + the CUDA device context (300 MiB = 0.29 GiB). Each engine's figure is named, the table's first."""
+    from reports.sizing.estimate import engine_usable_bytes
+
+    _, catalog = estimates.current_catalog()
+    h100 = catalog.hardware["h100-80gb-sxm"]
+    vllm = engine_usable_bytes(h100, Scenario(engine="vllm"))
+    assert round(vllm / 2**30, 2) == 71.56
+    body = client.get("/en/hardware/h100-80gb-sxm/?engine=vllm").content.decode()
+    usable = re.search(r'<div id="usable-memory">(.*?)</div>', body, re.S).group(1)
+    assert re.findall(r"<dd>([\d.]+ GiB under [^ :]+)", usable) == ["71.6 GiB under vLLM", "76.0 GiB under llama.cpp"]
+    body = client.get("/en/hardware/h100-80gb-sxm/").content.decode()
+    usable = re.search(r'<div id="usable-memory">(.*?)</div>', body, re.S).group(1)
+    assert re.findall(r"<dd>([\d.]+ GiB under [^ :]+)", usable) == ["76.0 GiB under llama.cpp", "71.6 GiB under vLLM"]
+    # The htmx answer to an engine switch brings the order along.
+    partial = client.get("/en/hardware/h100-80gb-sxm/?engine=vllm", headers={"HX-Request": "true"}).content.decode()
+    assert '<div id="usable-memory" hx-swap-oob="true">' in partial
+
+
+def test_a_model_pages_row_sized_under_vllm_shows_vllms_usable_memory(client):
+    """Review: Llama 3.1 8B's MLU590 row (vLLM: llama.cpp has no backend there) read 76.0 GiB, llama.cpp's share,
+    beside the 71.3 GiB it is sized against."""
+    from reports.pages import model_page
+    from reports.sizing.estimate import engine_usable_bytes
+
+    _, catalog = estimates.current_catalog()
+    page = model_page(catalog.model_row("llama-3-1-8b-instruct"), QueryDict(), catalog, report_for=lambda h: None)
+    rows = {row.hardware.slug: row for row in page.rows}
+    for row in rows.values():
+        assert row.usable_bytes == engine_usable_bytes(row.hardware, row.opening)
+    mlu = rows["mlu590-80gb"]
+    assert mlu.opening.engine == "vllm" and round(mlu.usable_bytes / 2**30, 1) == 71.3
+    body = client.get("/en/model/llama-3-1-8b-instruct/").content.decode()
+    assert "71.3 GiB (vLLM)" in body and "76.0 GiB (vLLM)" not in body
