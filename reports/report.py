@@ -839,12 +839,13 @@ class ReportPage:
     @cached_property
     def hardware_page_url(self) -> str:
         """Every model on this accelerator, in the GPU count and engine of this configuration where its table
-        offers them (pages.hardware_gpu_counts; an engine choice only where two run)."""
-        from reports.pages import hardware_gpu_counts  # pages imports this module
+        takes them (pages.hardware_gpu_counts_taken: any count on a discrete card; an engine choice only where two
+        run)."""
+        from reports.pages import hardware_gpu_counts_taken  # pages imports this module
         url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
         chosen = self.chosen_fields
         pairs = []
-        if chosen.get("gpus", "1") != "1" and int(chosen["gpus"]) in hardware_gpu_counts(self.hardware):
+        if chosen.get("gpus", "1") != "1" and int(chosen["gpus"]) in hardware_gpu_counts_taken(self.hardware):
             pairs.append(("gpus", chosen["gpus"]))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:
             pairs.append(("engine", chosen["engine"]))

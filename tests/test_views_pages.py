@@ -706,3 +706,12 @@ def test_a_model_pages_row_sized_under_vllm_shows_vllms_usable_memory(client):
     assert mlu.opening.engine == "vllm" and round(mlu.usable_bytes / 2**30, 1) == 71.3
     body = client.get("/en/model/llama-3-1-8b-instruct/").content.decode()
     assert "71.3 GiB (vLLM)" in body and "76.0 GiB (vLLM)" not in body
+
+
+def test_the_reports_every_model_link_keeps_a_gpu_count_the_hardware_page_sizes(client):
+    """The hardware page sizes any GPU count the configurator takes (3 × RTX 4090 from a shared link): the report's
+    "every model on …" link keeps the visitor's 3 as it keeps 2, 4 or 8."""
+    body = html.unescape(client.get("/en/report/qwen3-8b/rtx-4090/?gpus=3").content.decode())
+    assert 'href="/en/hardware/rtx-4090/?gpus=3"' in body
+    unified = html.unescape(client.get("/en/report/qwen3-8b/mac-studio-m3-ultra-256gb/").content.decode())
+    assert 'href="/en/hardware/mac-studio-m3-ultra-256gb/"' in unified
