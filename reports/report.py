@@ -6,6 +6,8 @@ calls a section needs and packs their results for the templates. Formatting happ
 
 from __future__ import annotations
 
+import hashlib
+
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
@@ -31,11 +33,11 @@ from reports.sizing.advice import FitOption, LongestContext, fit_options, longes
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
-    backend_formats, default_kv_dtype, default_scenario, engine_runs_on, estimate_speeds, finetune_memory, fits,
-    stock_moe_qlora_memory,
-    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, validate_scenario,
-    vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes,
-    vllm_fp8_kv_flag, vllm_platform, VLLM_ONLY_FORMATS, default_engine, engines_on, format_runs_on,
+    VLLM_ONLY_FORMATS, backend_formats, default_engine, default_kv_dtype, default_scenario, engine_runs_on,
+    engines_on, estimate_speeds, finetune_memory, fits, format_runs_on, kv_cache_known, native_format,
+    native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory, validate_scenario,
+    vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share,
+    vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
 from reports.sizing.weights import format_applies_to
@@ -49,7 +51,8 @@ GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
 SUMMARY_CONTEXTS = (8192, 32768)
 # Shared sections that read ReportPage.summary (its configuration is part of their cache key).
-LINKS_TEMPLATE = "reports/report/_links.html"  # neighbour links: shared only at the default state
+# The neighbour links, in the page and as the htmx answer's out-of-band swap: shared per state (shared_section_key).
+LINKS_TEMPLATES = frozenset({"reports/report/_links.html", "reports/report/_links_oob.html"})
 SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_description.html"})  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
@@ -202,10 +205,12 @@ class ReportPage:
         version."""
         if self.custom_hardware or not self.catalog.version_key:
             return None
-        if template_name == LINKS_TEMPLATE and self.chosen_fields:
-            return None  # its links keep the visitor's state
         parts = ["report-section", self.catalog.version_key, language, self.route.url_name, self.route.model_key,
                  self.hardware.slug, template_name]
+        if template_name in LINKS_TEMPLATES and self.chosen_fields:
+            # Its links keep the visitor's state (chosen_fields) and nothing else of it: shared by every request
+            # with the same chosen values (the links are ~140 reports' URLs, each checked for what runs there).
+            parts.append(hashlib.sha256(urlencode(sorted(self.chosen_fields.items())).encode()).hexdigest()[:16])
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
             s = self.summary_scenario
             parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}-{s.gpu_memory_utilization:g}"
@@ -808,7 +813,14 @@ class ReportPage:
                 pairs.append(("gpu_memory_utilization", chosen["gpu_memory_utilization"]))  # an engine setting
         pairs = _runnable_state(self.model, hardware, effective, pairs)
         pairs += [(name, chosen[name]) for name in ("hours", "kwh") if name in chosen]
-        return urlencode(pairs)
+        return self._encoded(tuple(pairs))
+
+    def _encoded(self, pairs: tuple[tuple[str, str], ...]) -> str:
+        """urlencode, once per distinct state: the ~140 neighbour links of a page share a handful of them."""
+        cache = self.__dict__.setdefault("_encoded_states", {})
+        if pairs not in cache:
+            cache[pairs] = urlencode(pairs)
+        return cache[pairs]
 
     def state_query_for_model(self, model: ModelSpec) -> str:
         """The visitor's state as a link to another model on this accelerator keeps it: everything but a format the
@@ -834,7 +846,7 @@ class ReportPage:
             pairs.append((name, value))  # the same accelerator: its GPU count, offload, share and budget too
         costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
         pairs = _runnable_state(model, self.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
-        return urlencode(pairs + costs)
+        return self._encoded(tuple(pairs + costs))
 
     @cached_property
     def hardware_page_url(self) -> str:
@@ -935,11 +947,10 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
                 context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
                 gpus=int(values.get("gpus", opening.gpus)),
                 gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
-            validate_scenario(scenario)
-            plan_memory(model, hardware, scenario)
-        except (SizingError, ValueError):
+        except ValueError:
             continue
-        return kept
+        if not vllm_refuses(model, hardware, scenario):
+            return kept
     return [pair for pair in pairs if pair[0] not in STATE_FALLBACKS[-1]]
 
 

@@ -202,3 +202,22 @@ def test_catalog_wide_searches_follow_catalog_edits(client):
     second = client.get("/en/report/llama-3-1-8b-instruct/h100-80gb-sxm/" + query).content.decode()
     assert smallest.name not in _matrix_row(second, "Q4_K_M")
     assert "$999.00/h" in _cost_per_mtok(second) and "$999.00/h" not in _cost_per_mtok(first)
+
+
+def test_the_neighbour_links_are_shared_per_state_and_never_across_states(client):
+    """The ~140 neighbour links keep the visitor's state, so the links section is cached per chosen state: the same
+    state reuses it (page and htmx answer alike), another state never gets its links."""
+    from django.core.cache import cache
+
+    def links(query: str, htmx: bool = False) -> str:
+        body = client.get(f"{REPORT}?{query}", headers={"HX-Request": "true"} if htmx else {}).content.decode()
+        start = body.index('id="links"')
+        return body[start:body.index("</section>", start)]
+
+    cache.clear()
+    long_context = links("context=32768")
+    assert "context=32768" in long_context and "context=16384" not in long_context
+    shorter = links("context=16384")
+    assert "context=16384" in shorter and "context=32768" not in shorter
+    assert "context=32768" in links("context=32768&hours=4", htmx=True)
+    assert links("context=32768") == long_context

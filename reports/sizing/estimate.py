@@ -54,6 +54,7 @@ from .notes import Note
 from .parallelism import (
     LlamaCppLayout,
     TensorParallelWeights,
+    check_tensor_parallel,
     llama_cpp_layout,
     tensor_parallel_weights,
     vllm_mxfp4_expert_padding,
@@ -785,7 +786,20 @@ def vllm_lacks_compressed_attention(hardware: HardwareSpec) -> bool:
     return hardware.backend == "cuda" and hardware.architecture in VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES
 
 
-def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
+def vllm_refuses(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
+    """Whether vLLM refuses the scenario before sizing anything: the checks _plan_vllm raises first (DeepSeek-V4's
+    attention and GGUF, the memory share, the tensor-parallel split) and a model without layer shapes. A page links
+    many reports at once (its neighbours keep the visitor's state): this answers without planning each one."""
+    try:
+        validate_scenario(scenario)
+        _check_vllm_startup(model, hardware, scenario)
+        check_tensor_parallel(model, scenario.gpus, scenario.quant)
+    except SizingError:
+        return True
+    return not kv_cache_known(model)
+
+
+def _check_vllm_startup(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> None:
     if model.compressed_attention is not None and vllm_lacks_compressed_attention(hardware):
         raise SizingError(f"--engine vllm: vLLM's DeepSeek-V4 attention backends need Hopper or Blackwell GPUs, not "
                           f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
@@ -795,6 +809,10 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
         raise SizingError(f"--quant {scenario.quant}: vLLM cannot load DeepSeek-V4 GGUF files; it serves the released "
                           "checkpoint (--quant FP8_FP4)", code="dsv4_vllm_no_gguf", params={"quant": scenario.quant})
     check_vllm_memory_share(hardware, scenario)
+
+
+def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
+    _check_vllm_startup(model, hardware, scenario)
     gpus = scenario.gpus
     # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
     # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
