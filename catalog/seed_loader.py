@@ -189,32 +189,25 @@ def load_catalog(seed_dir: Path = SEED_DIR) -> LoadReport:
     return report
 
 
-def record_applied_keys(seed_dir: Path, get_model) -> int:
-    """For a database loaded before seed keys existed: every row of the current seed files was applied by the last
-    load (load_catalog runs on every deploy), so its key is recorded with the row it matches, or with none when an
-    admin has since deleted or renamed that row (it is then not created again). `get_model` is the migration's
-    apps.get_model. Returns the number of keys recorded."""
-    seed_key = get_model("catalog", "SeedKey")
-    keys: list[tuple[str, str, object]] = []
-
-    def find(model_name: str, key: str, **lookup) -> None:
-        row = get_model("catalog", model_name).objects.filter(**lookup).values_list("pk", flat=True).first()
-        keys.append((model_name.lower(), key, row))
-
+def seed_rows(seed_dir: Path) -> list[tuple[str, str, dict]]:
+    """Every row of the seed files as (model name, seed key, lookup that finds the row a load created). Migration
+    0009 keeps a frozen copy made with it (catalog/migrations/_seed_rows_0009.py), so a database migrated later
+    records the keys of that seed only, never rows added to the seed since (load_catalog creates those)."""
+    rows: list[tuple[str, str, dict]] = []
     for row in _read("quant_formats.json", seed_dir):
-        find("QuantFormat", row["name"], name=row["name"])
+        rows.append(("QuantFormat", row["name"], {"name": row["name"]}))
     for row in _read("accelerators.json", seed_dir):
-        find("Accelerator", row["slug"], slug=row["slug"])
+        rows.append(("Accelerator", row["slug"], {"slug": row["slug"]}))
         for price in row.get("prices") or []:
-            find("HardwarePrice", price_key(row["slug"], price), accelerator__slug=row["slug"],
-                 condition=price["condition"], as_of=price["as_of"])
+            rows.append(("HardwarePrice", price_key(row["slug"], price), {
+                "accelerator__slug": row["slug"], "condition": price["condition"], "as_of": price["as_of"]}))
     for row in _read("models.json", seed_dir):
-        find("LLMModel", row["slug"], slug=row["slug"])
+        rows.append(("LLMModel", row["slug"], {"slug": row["slug"]}))
         for size in row.get("published_sizes") or []:
-            find("PublishedFileSize", size_key(row["slug"], size), model__slug=row["slug"], quant=size["quant"])
+            rows.append(("PublishedFileSize", size_key(row["slug"], size),
+                         {"model__slug": row["slug"], "quant": size["quant"]}))
     for row in _read("cloud_offers.json", seed_dir):
-        find("CloudOffer", offer_key(row), provider=row["provider"], instance=row["instance"],
-             accelerator__slug=row["accelerator_slug"], gpu_count=row.get("gpu_count", 1))
-    seed_key.objects.bulk_create([seed_key(kind=kind, key=key, object_id=pk) for kind, key, pk in keys],
-                                 ignore_conflicts=True)
-    return len(keys)
+        rows.append(("CloudOffer", offer_key(row), {
+            "provider": row["provider"], "instance": row["instance"], "accelerator__slug": row["accelerator_slug"],
+            "gpu_count": row.get("gpu_count", 1)}))
+    return rows

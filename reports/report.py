@@ -937,10 +937,10 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
     opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
     if engine != "vllm" or not pairs:
         return pairs
+    opening = default_scenario(model, hardware, engine)
     for dropped in ((), *STATE_FALLBACKS):
         kept = [pair for pair in pairs if pair[0] not in dropped]
         values = dict(kept)
-        opening = default_scenario(model, hardware, engine)
         try:
             scenario = replace(
                 opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),

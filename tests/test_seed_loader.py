@@ -165,16 +165,19 @@ def test_new_seed_rows_still_arrive(tmp_path):
 
 
 def test_a_catalog_loaded_before_seed_keys_records_them_without_recreating_deleted_rows(tmp_path):
+    import importlib
+
     from django.apps import apps
 
     from catalog.models import SeedKey
-    from catalog.seed_loader import record_applied_keys
+    from catalog.seed_loader import seed_rows
 
+    record_keys = importlib.import_module("catalog.migrations.0009_seed_key").record_keys
     load_catalog(write_seed(tmp_path))
     SeedKey.objects.all().delete()  # as before migration 0009
     CloudOffer.objects.all().delete()
     LLMModel.objects.update(slug="renamed-llama")
-    assert record_applied_keys(tmp_path, apps.get_model) == 6
+    assert record_keys(apps.get_model, seed_rows(tmp_path)) == 6
     assert SeedKey.objects.filter(kind="cloudoffer", object_id__isnull=True).exists()
     report = load_catalog(tmp_path)
     assert report.created == {}
@@ -206,3 +209,14 @@ def test_a_price_doubt_is_loaded_and_keeps_the_offer_out_of_the_cheapest(tmp_pat
     from catalog.specs import offer_spec
     spec = offer_spec(CloudOffer.objects.select_related("accelerator").get())
     assert spec.price_doubt == "no source but the seed pages" and not spec.confirmed
+
+
+def test_migration_0009_records_the_seed_frozen_with_it():
+    """The migration's copy of the seed rows is the seed of its day, not the live files: a database migrated later
+    still gets the seed rows added since (load_catalog creates them) instead of recording them as deleted."""
+    from catalog.migrations._seed_rows_0009 import SEED_ROWS
+    from catalog.seed_loader import SEED_DIR, seed_rows
+
+    frozen = {(model, key) for model, key, _ in SEED_ROWS}
+    assert len(frozen) == len(SEED_ROWS) == 302
+    assert frozen <= {(model, key) for model, key, _ in seed_rows(SEED_DIR)}  # the seed only grows (or renames)

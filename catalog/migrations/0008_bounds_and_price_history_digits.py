@@ -6,6 +6,37 @@ from decimal import Decimal
 from django.db import migrations, models
 
 
+# The bounds this migration adds. A database checks its rows when a constraint is added (PostgreSQL refuses with
+# "is violated by some row"; SQLite's table copy fails the same way): rows saved before the admin refused such
+# values are named first, so the deploy stops with what to correct instead of a bare database error.
+BOUNDS = [
+    migrations.AddConstraint(
+        model_name='accelerator',
+        constraint=models.CheckConstraint(condition=models.Q(('memory_gb__lte', 2048.0), ('bandwidth_gbs__lte', 100000.0), models.Q(('fp16_tflops__isnull', True), ('fp16_tflops__lte', 100000.0), _connector='OR'), models.Q(('fp16_acc_tflops__isnull', True), ('fp16_acc_tflops__lte', 200000.0), _connector='OR'), models.Q(('fp8_tflops__isnull', True), ('fp8_tflops__lte', 200000.0), _connector='OR'), models.Q(('tdp_w__isnull', True), ('tdp_w__lte', 100000.0), _connector='OR'), models.Q(('interconnect_gbs__isnull', True), ('interconnect_gbs__lte', 100000.0), _connector='OR')), name='accelerator_figures_bounded'),
+    ),
+    migrations.AddConstraint(
+        model_name='cloudoffer',
+        constraint=models.CheckConstraint(condition=models.Q(('hourly_usd__lte', Decimal('100000'))), name='cloud_offer_hourly_bounded'),
+    ),
+    migrations.AddConstraint(
+        model_name='hardwareprice',
+        constraint=models.CheckConstraint(condition=models.Q(('usd__lte', Decimal('10000000'))), name='hardware_price_bounded'),
+    ),
+]
+
+
+def refuse_rows_out_of_bounds(apps, schema_editor):
+    offending = []
+    for operation in BOUNDS:
+        model = apps.get_model("catalog", operation.model_name)
+        for row in model.objects.exclude(operation.constraint.condition)[:20]:
+            name = getattr(row, "slug", None) or getattr(row, "instance", None) or row.pk
+            offending.append(f"{model._meta.model_name} {name}: {operation.constraint.name}")
+    if offending:
+        raise RuntimeError("Correct these catalog rows (admin or shell) before this migration; their figures are "
+                           "beyond the bounds it adds:\n" + "\n".join(offending))
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -93,16 +124,6 @@ class Migration(migrations.Migration):
             name='usd',
             field=models.DecimalField(decimal_places=3, max_digits=13, verbose_name='USD'),
         ),
-        migrations.AddConstraint(
-            model_name='accelerator',
-            constraint=models.CheckConstraint(condition=models.Q(('memory_gb__lte', 2048.0), ('bandwidth_gbs__lte', 100000.0), models.Q(('fp16_tflops__isnull', True), ('fp16_tflops__lte', 100000.0), _connector='OR'), models.Q(('fp16_acc_tflops__isnull', True), ('fp16_acc_tflops__lte', 200000.0), _connector='OR'), models.Q(('fp8_tflops__isnull', True), ('fp8_tflops__lte', 200000.0), _connector='OR'), models.Q(('tdp_w__isnull', True), ('tdp_w__lte', 100000.0), _connector='OR'), models.Q(('interconnect_gbs__isnull', True), ('interconnect_gbs__lte', 100000.0), _connector='OR')), name='accelerator_figures_bounded'),
-        ),
-        migrations.AddConstraint(
-            model_name='cloudoffer',
-            constraint=models.CheckConstraint(condition=models.Q(('hourly_usd__lte', Decimal('100000'))), name='cloud_offer_hourly_bounded'),
-        ),
-        migrations.AddConstraint(
-            model_name='hardwareprice',
-            constraint=models.CheckConstraint(condition=models.Q(('usd__lte', Decimal('10000000'))), name='hardware_price_bounded'),
-        ),
+        migrations.RunPython(refuse_rows_out_of_bounds, migrations.RunPython.noop),
+        *BOUNDS,
     ]

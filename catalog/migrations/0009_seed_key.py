@@ -2,15 +2,28 @@
 
 from django.db import migrations, models
 
+from catalog.migrations._seed_rows_0009 import SEED_ROWS
+
+
+def record_keys(get_model, rows) -> int:
+    """Each seed row's key with the row a load created from it, or with none when an admin has since deleted or
+    renamed that row (it is then not created again). Returns the number of keys recorded."""
+    seed_key = get_model("catalog", "SeedKey")
+    keys = [seed_key(kind=model_name.lower(), key=key,
+                     object_id=get_model("catalog", model_name).objects.filter(**lookup)
+                     .values_list("pk", flat=True).first())
+            for model_name, key, lookup in rows]
+    seed_key.objects.bulk_create(keys, ignore_conflicts=True)
+    return len(keys)
+
 
 def record_keys_of_the_loaded_seed(apps, schema_editor):
-    """A catalog loaded before seed keys existed: record the keys of the rows the last load applied, so the next
-    load_catalog does not re-create what admins deleted or renamed since. A new database has nothing to record."""
-    from catalog.seed_loader import SEED_DIR, record_applied_keys
-
+    """A catalog loaded before seed keys existed: record the keys of the seed it was loaded from (load_catalog runs
+    on every deploy), frozen as of this migration (SEED_ROWS), so the next load_catalog does not re-create what
+    admins deleted or renamed since, and still creates seed rows added after it. A new database records nothing."""
     if not apps.get_model("catalog", "Accelerator").objects.exists():
         return
-    record_applied_keys(SEED_DIR, apps.get_model)
+    record_keys(apps.get_model, SEED_ROWS)
 
 
 class Migration(migrations.Migration):

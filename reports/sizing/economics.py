@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from reports.sizing.errors import SizingError
+from reports.sizing.fit import GIB
 from reports.sizing.specs import CloudOfferSpec
 
 # Days per month. The calendar mean is 365 / 12 = 30.42; the seed pages use 30.4 (their monthly
@@ -274,15 +275,12 @@ def _require_hours_per_day(hours_per_day: float) -> None:
         raise SizingError(f"hours_per_day must be in (0, 24], got {hours_per_day}")
 
 
-BYTES_PER_GIB = 2**30
-
-
 def price_per_usable_gib(*, price_usd: float | None, gpus: int, usable_bytes_per_gpu: float) -> float | None:
     """Purchase price of `gpus` accelerators per GiB (2^30 bytes, the unit of every memory figure beside it) of the
     memory a model can use on them (None: no price)."""
     if price_usd is None or usable_bytes_per_gpu <= 0:
         return None
-    return price_usd * gpus / (usable_bytes_per_gpu * gpus / BYTES_PER_GIB)
+    return price_usd * gpus / (usable_bytes_per_gpu * gpus / GIB)
 
 
 def fleet_power_w(*, tdp_w: float | None, gpus: int) -> float | None:
