@@ -210,7 +210,8 @@ def test_the_neighbour_links_are_shared_per_state_and_never_across_states(client
     from django.core.cache import cache
 
     def links(query: str, htmx: bool = False) -> str:
-        body = client.get(f"{REPORT}?{query}", headers={"HX-Request": "true"} if htmx else {}).content.decode()
+        body = client.get(f"{REPORT}?{query}&part=details" if htmx else f"{REPORT}?{query}",
+                          headers={"HX-Request": "true"} if htmx else {}).content.decode()
         start = body.index('id="links"')
         return body[start:body.index("</section>", start)]
 
