@@ -61,11 +61,21 @@ def cache_per_catalog_version(view: Callable[..., HttpResponse]) -> Callable[...
         response = for_version(catalog_version_key(), settings.PAGE_CACHE_SECONDS)(request, *args, **kwargs)
         # Browsers and proxies revalidate every time (a 304 for the same ETag costs no rendering): cache_page's
         # max-age (PAGE_CACHE_SECONDS) is how long the server keeps a page, and a browser that kept it as long
-        # would show a report from before an admin's edit, which the server has already forgotten.
-        response["Cache-Control"] = "no-cache"
-        del response["Expires"]
+        # would show a report from before an admin's edit, which the server has already forgotten. Set after
+        # cache_page has stored the response (it stores none marked no-cache): a TemplateResponse (the sitemaps)
+        # is stored once rendered, so its headers change then too.
+        if hasattr(response, "render") and callable(response.render) and not response.is_rendered:
+            response.add_post_render_callback(revalidate_every_time)
+        else:
+            revalidate_every_time(response)
         return response
     return cached
+
+
+def revalidate_every_time(response: HttpResponse) -> HttpResponse:
+    response["Cache-Control"] = "no-cache"
+    del response["Expires"]
+    return response
 
 
 def _home_crumb() -> tuple[str, str]:
