@@ -19,6 +19,7 @@ format is when it is the model's native one (reports.sizing.estimate.native_form
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from django.utils.translation import get_language, gettext, gettext_lazy as _
 
@@ -57,12 +58,17 @@ def quant_bits(name: str) -> str | None:
 def quant_quality(name: str, model: ModelSpec | None = None) -> str:
     """"4-bit — recommended", "3-bit — low VRAM", "4-bit" (in the active language; German "4 Bit – empfohlen");
     "" for an unknown format. `model`: the model the format is offered for (its released format is lossless)."""
+    # A page labels ~50 formats in its select and matrix: one label per (format, released?, language).
+    return _quality(name, model is not None and native_format(model) == name, get_language())
+
+
+@lru_cache(maxsize=1024)
+def _quality(name: str, native: bool, language: str) -> str:
     bits = quant_bits(name)
     if bits is None:
         return ""
-    native = model is not None and native_format(model) == name
     word = "lossless" if native else NAMED_QUALITY.get(name) or BITS_QUALITY.get(bits)
-    shown = "/".join(formatting.exact(float(part), get_language()) for part in bits.split("/"))
+    shown = "/".join(formatting.exact(float(part), language) for part in bits.split("/"))
     width = gettext("%(bits)s-bit") % {"bits": shown}
     if not word:
         return width
