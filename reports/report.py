@@ -51,8 +51,8 @@ GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
 SUMMARY_CONTEXTS = (8192, 32768)
 # Shared sections that read ReportPage.summary (its configuration is part of their cache key).
-# The neighbour links, in the page and as the htmx answer's out-of-band swap: shared per state (shared_section_key).
-LINKS_TEMPLATES = frozenset({"reports/report/_links.html", "reports/report/_links_oob.html"})
+# The neighbour links (in the details, which an htmx change fetches second): shared per state (shared_section_key).
+LINKS_TEMPLATES = frozenset({"reports/report/_links.html"})
 SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_description.html"})  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
 # The quantization matrix: the formats people actually download, best quality first (native row added per model).
 MATRIX_FORMATS = ("Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "IQ3_XXS", "Q2_K", "UD-Q2_K_XL",
