@@ -90,11 +90,8 @@ def _renamed_query(request: HttpRequest, params: dict[str, str]) -> str | None:
     """The query with a model or accelerator slug an admin has since changed replaced by the current one (the pages'
     old URLs answer 301 likewise), or None when no slug was renamed."""
     _, catalog = current_catalog()
-    renames = {}
-    if (slug := params.get("model")) and slug not in catalog.model_slugs:
-        renames["model"] = SlugRedirect.current("model", slug)
-    if (gpu := params.get("gpu")) and gpu not in catalog.hardware:
-        renames["gpu"] = SlugRedirect.current("hardware", gpu)
+    renames = {"model": SlugRedirect.renamed("model", params.get("model"), catalog.model_slugs),
+               "gpu": SlugRedirect.renamed("hardware", params.get("gpu"), catalog.hardware)}
     renames = {name: new for name, new in renames.items() if new}
     if not renames:
         return None

@@ -69,9 +69,8 @@ def validate_hardware_slug(value: str) -> None:
                               code="slug_reserved", params={"slug": value})
 
 
-def normalize_gguf_quants(text: str) -> str:
-    """The comma-separated GGUF tags as the engine names them (q4_k_m → Q4_K_M), each once; ValidationError naming
-    the tags that are no known format (the home page sizes every model with them)."""
+def _gguf_tags(text: str) -> tuple[list[str], list[str]]:
+    """The comma-separated GGUF tags as (the engine's names of the known ones, each once; the unknown tags)."""
     names, unknown = [], []
     for tag in (part.strip() for part in text.split(",")):
         if not tag:
@@ -83,6 +82,13 @@ def normalize_gguf_quants(text: str) -> str:
             continue
         if name not in names:
             names.append(name)
+    return names, unknown
+
+
+def normalize_gguf_quants(text: str) -> str:
+    """The comma-separated GGUF tags as the engine names them (q4_k_m → Q4_K_M), each once; ValidationError naming
+    the tags that are no known format (the home page sizes every model with them)."""
+    names, unknown = _gguf_tags(text)
     if unknown:
         raise ValidationError(
             _("Not a known quantization format: %(tags)s. Use the names of the quantization formats (Q4_K_M, Q8_0, "
@@ -92,15 +98,7 @@ def normalize_gguf_quants(text: str) -> str:
 
 def known_gguf_quants(text: str) -> tuple[str, ...]:
     """The known formats among the tags, canonical names, unknown ones skipped (a row saved before validation)."""
-    names: list[str] = []
-    for tag in (part.strip() for part in text.split(",")):
-        try:
-            name = quant_format(tag).name if tag else None
-        except SizingError:
-            continue
-        if name and name not in names:
-            names.append(name)
-    return tuple(names)
+    return tuple(_gguf_tags(text)[0])
 
 
 def validate_not_future(value: dt.date) -> None:
@@ -569,6 +567,11 @@ class SlugRedirect(models.Model):
     @classmethod
     def current(cls, kind: str, slug: str) -> str | None:
         return cls.objects.filter(kind=kind, old_slug=slug).values_list("new_slug", flat=True).first()
+
+    @classmethod
+    def renamed(cls, kind: str, slug: str, known) -> str | None:
+        """The current slug of `slug` when it is no longer one of `known` (the catalog's) and an admin renamed it."""
+        return cls.current(kind, slug) if slug and slug not in known else None
 
 
 class SeedKey(models.Model):

@@ -12,7 +12,7 @@ from reports.estimates import CatalogSnapshot
 from reports.forms import COST_FIELDS, ConfiguratorForm, scenario_query
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import Estimate, engine_usable_bytes, offer_costs, offer_order
-from reports.sizing.economics import fleet_power_w, monthly_cloud_cost, price_per_usable_gib, rent_comparison
+from reports.sizing.economics import fleet_power_w, fleet_price_usd, monthly_cloud_cost, price_per_usable_gib, rent_comparison
 from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec
 
 MAX_COMPARED = 4
@@ -126,7 +126,7 @@ def compare_columns(model: ModelSpec, choices: list[Choice], form: ConfiguratorF
         columns.append(Column(choice, hardware, estimate, error, offer, cost, price,
                               fleet_power_w(tdp_w=hardware.tdp_w, gpus=choice.count),
                               urlencode([*scenario_query(replace(scenario, gpus=choice.count)), *cost_pairs]),
-                              purchase_usd=None if hardware.price_usd is None else hardware.price_usd * choice.count,
+                              purchase_usd=fleet_price_usd(price_usd=hardware.price_usd, gpus=choice.count),
                               monthly_offer=monthly_offer, monthly_cloud_usd=monthly,
                               other_offer_counts=other_counts))
     return columns

@@ -201,9 +201,7 @@ def up_to(value: float | int | None, language: str, digits: int) -> str | None:
 
 def exact(value: float | int | None, language: str) -> str | None:
     """A limit as it is, in the locale (0.5 → 0,5; 1e8 → 100.000.000): up to six decimals, none written when zero."""
-    if value is None:
-        return None
-    return _number_formatter(language, 6, True).format(value)
+    return up_to(value, language, 6)
 
 
 def significant(value: float | None, language: str) -> str | None:

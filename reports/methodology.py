@@ -400,6 +400,8 @@ class EngineConstants:
     default_optimizers: tuple[tuple[str, str], ...]  # (method, optimizer)
     nf4_bits: float
     finetune_cuda_context_mib: float
+    loss_head_bytes_per_logit: int
+    loss_head_forward_bytes_per_logit: int
     dsv4_csa_ratio: int
     dsv4_hca_ratio: int
     dsv4_vllm_entry_bytes: int
@@ -488,6 +490,8 @@ def engine_constants(fitted_parameters: frozenset[str] = frozenset()) -> EngineC
         default_optimizers=tuple(finetune.DEFAULT_OPTIMIZER.items()),
         nf4_bits=finetune.NF4_DOUBLE_QUANT_BITS,
         finetune_cuda_context_mib=finetune.CUDA_CONTEXT_BYTES / MIB,
+        loss_head_bytes_per_logit=finetune.LOSS_HEAD_BYTES_PER_LOGIT,
+        loss_head_forward_bytes_per_logit=finetune.LOSS_HEAD_FORWARD_BYTES_PER_LOGIT,
         dsv4_csa_ratio=config_parser.DSV4_CSA_RATIO,
         dsv4_hca_ratio=config_parser.DSV4_HCA_RATIO,
         dsv4_vllm_entry_bytes=kv_cache.VLLM_DSV4_ENTRY_BYTES,

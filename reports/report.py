@@ -51,6 +51,8 @@ GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
 SUMMARY_CONTEXTS = (8192, 32768)
 # Shared sections that read ReportPage.summary (its configuration is part of their cache key).
+# ttm.pages_limit counts 4 KiB pages (noamsto/nix-amd-ai PR #96: pages = GiB × 262144, measured).
+TTM_PAGES_PER_GIB = 2**30 // 4096
 # The neighbour links (in the details, which an htmx change fetches second): shared per state (shared_section_key).
 LINKS_TEMPLATES = frozenset({"reports/report/_links.html"})
 SUMMARY_TEMPLATES = frozenset({"reports/report/_summary.html", "reports/report/_description.html"})  # the title sentence and the FAQ quote memory at 8K and 32K, as the seed does
@@ -196,7 +198,8 @@ class ReportPage:
             return None
         return {"share": usable_factor(self.hardware), "usable_bytes": usable_bytes(self.hardware),
                 "memory_gb": self.hardware.memory_gb, "backend": self.hardware.backend,
-                "default": self.hardware.usable_memory_factor is None}
+                "default": self.hardware.usable_memory_factor is None,
+                "pages_per_gib": TTM_PAGES_PER_GIB}
 
     def shared_section_key(self, template_name: str, language: str) -> str | None:
         """Cache key of a section that depends only on model, accelerator, language and catalog (title,

@@ -350,7 +350,7 @@ def _renamed_compare_query(request: HttpRequest, catalog: CatalogSnapshot) -> st
         values = []
         for value in query.getlist(name):
             slug, colon, count = value.strip().partition(":")
-            if slug and slug not in catalog.hardware and (new := SlugRedirect.current("hardware", slug)):
+            if new := SlugRedirect.renamed("hardware", slug, catalog.hardware):
                 value, renamed = f"{new}{colon}{count}", True
             values.append(value)
         if values:

@@ -239,8 +239,10 @@ class RentVsBuy:
         cloud_hours = (hours_per_day if billed_hours_per_day is None else billed_hours_per_day) \
             * cloud_hours_per_local_hour
         _require_non_negative(hourly_usd, "hourly_usd")
-        # monthly_cloud_cost's arithmetic; its hours stop at 24, these may not (a slower instance for a faster one).
-        monthly_cloud = hourly_usd * cloud_hours * DAYS_PER_MONTH
+        # The offer's bill at its base hours (≤ 24), × the rented hours per hour of local use, which may take the
+        # product past 24 h a day (a slower instance rented for a faster purchase's tokens).
+        base_hours = hours_per_day if billed_hours_per_day is None else billed_hours_per_day
+        monthly_cloud = monthly_cloud_cost(hourly_usd, base_hours) * cloud_hours_per_local_hour
         monthly_power = monthly_power_cost(power_w, hours_per_day, usd_per_kwh)
         months = (
             None
@@ -281,6 +283,11 @@ def price_per_usable_gib(*, price_usd: float | None, gpus: int, usable_bytes_per
     if price_usd is None or usable_bytes_per_gpu <= 0:
         return None
     return price_usd * gpus / (usable_bytes_per_gpu * gpus / GIB)
+
+
+def fleet_price_usd(*, price_usd: float | None, gpus: int) -> float | None:
+    """Purchase price of `gpus` accelerators at the catalog price (None when no price is known)."""
+    return None if price_usd is None else price_usd * gpus
 
 
 def fleet_power_w(*, tdp_w: float | None, gpus: int) -> float | None:

@@ -138,7 +138,8 @@ ACTIVATION_BYTES = 2  # bf16 activations under autocast
 # Bytes per logit at the peak of Hugging Face's unfused loss (module doc): the forward pass holds the lm_head's bf16
 # logits, ForCausalLMLoss's fp32 upcast and cross_entropy's fp32 log-softmax (10 B); its backward holds the fp32
 # log-softmax with nll_loss's fp32 gradient of it and log-softmax's fp32 gradient of the logits (12 B).
-LOSS_HEAD_BYTES_PER_LOGIT = max(BF16_BYTES + FP32_BYTES + FP32_BYTES, 3 * FP32_BYTES)
+LOSS_HEAD_FORWARD_BYTES_PER_LOGIT = BF16_BYTES + FP32_BYTES + FP32_BYTES
+LOSS_HEAD_BYTES_PER_LOGIT = max(LOSS_HEAD_FORWARD_BYTES_PER_LOGIT, 3 * FP32_BYTES)
 
 # QLoRA paper §3 "Double Quantization": 4-bit NF4 codes, 8-bit absmax per 64-weight block, fp32 scale
 # per 256 absmax values.
