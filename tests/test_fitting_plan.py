@@ -58,3 +58,26 @@ def test_pruning_never_changes_the_answer(seed_catalog_specs, scenario):
             checked += 1
             pruned += floor > 0 and expected is None
     assert checked > 1000 and pruned > 100  # the grid exercises the pruning, not only plans that fit
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS[::2], ids=lambda s: f"{s.engine}-{s.quant}-{s.context}-{s.gpus}")
+def test_speed_only_inputs_never_change_a_plan(seed_catalog_specs, scenario):
+    """plan_memory computes one plan for a configuration at any cached depth, prompt length and host RAM bandwidth
+    (estimate.memory_scenario): each planned from scratch with them set equals the plan without them."""
+    from dataclasses import replace
+
+    from reports.sizing.estimate import _plan_memory, memory_scenario
+
+    models, accelerators = seed_catalog_specs
+    at_depth = replace(scenario, depth=scenario.context // 2, prompt=512, system_ram_bandwidth_gbs=60.0)
+    assert memory_scenario(at_depth) == scenario
+    compared = 0
+    for model in models[::3]:
+        for hardware in accelerators[::4]:
+            try:
+                plain = _plan_memory.__wrapped__(model, hardware, scenario)
+            except SizingError:
+                continue
+            assert _plan_memory.__wrapped__(model, hardware, at_depth) == plain, (model.name, hardware.name)
+            compared += 1
+    assert compared > 100

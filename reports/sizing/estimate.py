@@ -449,7 +449,7 @@ def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenari
     """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
     compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
     it refuses). Shared by every accelerator with the same ``_demand_traits``."""
-    return _largest_gpu_demand(model, scenario, _Traits(_demand_traits(hardware, scenario), hardware))
+    return _largest_gpu_demand(model, memory_scenario(scenario), _Traits(_demand_traits(hardware, scenario), hardware))
 
 
 def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
@@ -486,7 +486,6 @@ def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> f
     return max(plan.placement.demand_per_gpu, default=0.0)
 
 
-@lru_cache(maxsize=4096)
 def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     """A lower bound of the largest GPU's demand (fit.Placement.demand_per_gpu) on any accelerator.
 
@@ -498,6 +497,11 @@ def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     on the GPUs is the bound. The automatic offload of llama.cpp does not lower the demand: the verdict is taken
     before it. tests/test_fitting_plan.py checks the bound against the plans of the catalog grid.
     """
+    return _gpu_demand_floor_bytes(model, memory_scenario(scenario))
+
+
+@lru_cache(maxsize=4096)
+def _gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
     include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
     # vLLM's sliding-window pages grow with the scheduler's token budget, whose default depends on the accelerator:
@@ -528,9 +532,26 @@ def includes_mtp(model: ModelSpec, scenario: Scenario) -> bool:
     return scenario.engine == "llama.cpp" and model.architecture in GGUF_KEEPS_MTP_ARCHITECTURES
 
 
-@lru_cache(maxsize=8192)
+_SPEED_ONLY_DEFAULTS = {"depth": Scenario.depth, "prompt": Scenario.prompt, "system_ram_bandwidth_gbs": None}
+
+
+def memory_scenario(scenario: Scenario) -> Scenario:
+    """The scenario as memory sees it: the cached depth, the prompt length and the host RAM's bandwidth set speeds
+    (throughput.py) and never a byte of the plan (no module of weights, kv_cache, runtime or fit reads them), so the
+    plans of one configuration at different depths (the speed cards at the visitor's --depth, the cost priced at
+    half the context) are one plan, computed once. tests/test_fitting_plan.py checks that they are equal."""
+    if all(getattr(scenario, name) == value for name, value in _SPEED_ONLY_DEFAULTS.items()):
+        return scenario
+    return replace(scenario, **_SPEED_ONLY_DEFAULTS)
+
+
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
     """Weights, KV, runtime, placement and verdict. SizingError for scenarios the engine cannot run."""
+    return _plan_memory(model, hardware, memory_scenario(scenario))
+
+
+@lru_cache(maxsize=8192)
+def _plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
     check_engine_runs_on(scenario.engine, hardware)
     include_mtp = includes_mtp(model, scenario)
     weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
