@@ -54,15 +54,17 @@ browser-deps:
 		else echo "Chromium missing: run 'sudo apt-get install chromium' (browser tests will be skipped)"; fi; \
 	fi
 
-# Debian's PostgreSQL and Redis servers for the scale-out tests (the tests start and stop their own instances).
+# Debian's PostgreSQL and Redis servers for the scale-out tests (the tests start and stop their own instances), and
+# GNU gettext for the test that runs makemessages (tests/test_translations.py).
 # Installed when run as root and missing; otherwise those runs say why they were skipped.
 test-services:
 	@missing=""; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || missing="postgresql"; \
 	command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing="$$missing redis-server"; \
+	command -v xgettext >/dev/null || missing="$$missing gettext"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
-			echo "Installing Debian's$$missing for the scale-out tests"; \
+			echo "Installing Debian's$$missing for the tests"; \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
 				|| echo "Could not install$$missing: those tests will be skipped"; \
 		else echo "Missing$$missing: run 'sudo apt-get install$$missing' (those tests will be skipped)"; fi; \

@@ -1,8 +1,11 @@
 """Every visible string has German; every engine note code has a translated rendering."""
 
-from pathlib import Path
-
+import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
@@ -68,3 +71,31 @@ def test_every_note_code_has_its_own_german_text(code, params):
     with translation.override("de"):
         rendered = render_to_string("reports/report/_note.html", {"note": note}).strip()
     assert rendered and "ENGLISH FALLBACK" not in rendered
+
+
+def _message_keys(path: Path) -> set[tuple]:
+    with path.open("rb") as handle:
+        return {(message.id, message.context) for message in read_po(handle) if message.id}
+
+
+@pytest.mark.skipif(shutil.which("xgettext") is None,
+                    reason="GNU gettext (xgettext) is missing: `make test` installs Debian's gettext")
+def test_the_catalogs_hold_exactly_what_makemessages_extracts(tmp_path):
+    """Every message of the code and the templates is in both catalogs, and no catalog keeps one the code no longer
+    has. test_every_german_message_is_translated only sees the .po as committed: a {% translate %} added without
+    running makemessages showed English on the German page and passed it. makemessages runs on a copy of the tree
+    (it rewrites the .po files it finds) as README.md's "Translations" runs it."""
+    root = LOCALE.parent
+    copy = tmp_path / "tree"
+    ignore = shutil.ignore_patterns(".*", "var", "node_modules", "__pycache__", "*.mo")
+    shutil.copytree(root, copy, ignore=ignore)
+    environment = {**os.environ, "SECRET_KEY": "makemessages-" + "x" * 40, "DJANGO_SETTINGS_MODULE": "sizer_site.settings"}
+    environment.pop("DATABASE_URL", None)
+    run = subprocess.run([sys.executable, "manage.py", "makemessages", "-l", "de", "-l", "en", "--no-obsolete"],
+                         cwd=copy, env=environment, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for language in ("de", "en"):
+        relative = Path(language) / "LC_MESSAGES" / "django.po"
+        committed, extracted = _message_keys(LOCALE / relative), _message_keys(copy / "locale" / relative)
+        assert sorted(map(str, extracted - committed)) == [], f"{language}: not in the catalog (run makemessages)"
+        assert sorted(map(str, committed - extracted)) == [], f"{language}: no longer in the code (obsolete)"
