@@ -13,7 +13,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from catalog.architecture import ARCHITECTURE_FIELDS
-from catalog.forms import ConcurrencyCheckedForm, ConcurrencyCheckedFormSet, ConfigImportForm, LLMModelAdminForm
+from catalog.forms import (
+    ConcurrencyCheckedForm, ConcurrencyCheckedFormSet, ConfigImportForm, LLMModelAdminForm, StaleEdit,
+)
 from catalog.models import (
     Accelerator, CloudOffer, HardwarePrice, LLMModel, PriceRecord, PublishedFileSize, QuantFormat, SlugRedirect,
     SubmittedConfig,
@@ -34,11 +36,49 @@ class ConcurrencyCheckedAdmin(admin.ModelAdmin):
         kwargs.setdefault("formset", ConcurrencyCheckedFormSet)
         return super().get_changelist_formset(request, **kwargs)
 
+    def save_model(self, request, obj, form, change):
+        if isinstance(form, ConcurrencyCheckedForm):
+            form.claim_row()
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        stale = []
+        for inline_form in formset.forms:
+            if isinstance(inline_form, ConcurrencyCheckedForm) and inline_form.has_changed():
+                try:
+                    inline_form.claim_row()
+                except StaleEdit as error:
+                    stale += error.objects
+        if stale:
+            raise StaleEdit(stale)
+        super().save_formset(request, form, formset, change)
+
+    # The admin saves a change form (with its inlines) and a changelist's rows in one transaction: a StaleEdit from
+    # claim_row rolls all of it back, and the page says so instead of answering 500.
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except StaleEdit as error:
+            return self._refuse_stale(request, error)
+
+    def changelist_view(self, request, extra_context=None):
+        try:
+            return super().changelist_view(request, extra_context)
+        except StaleEdit as error:
+            return self._refuse_stale(request, error)
+
+    def _refuse_stale(self, request, error: StaleEdit) -> HttpResponse:
+        messages.error(request, _("Changed by someone else while you were saving, so nothing was saved: %(objects)s. "
+                                  "The page shows the current values; make your changes again.")
+                       % {"objects": "; ".join(error.objects)})
+        return HttpResponseRedirect(request.get_full_path())
+
 
 class PublishedFileSizeInline(admin.TabularInline):
     model = PublishedFileSize
+    form = ConcurrencyCheckedForm  # an inline row saved by someone else since the page was opened is not overwritten
     extra = 0
-    fields = ("quant", "size_bytes", "source")
+    fields = ("quant", "size_bytes", "source", "edit_base")
 
 
 @admin.register(LLMModel)
@@ -103,8 +143,9 @@ class LLMModelAdmin(ConcurrencyCheckedAdmin):
 
 class HardwarePriceInline(admin.TabularInline):
     model = HardwarePrice
+    form = ConcurrencyCheckedForm
     extra = 0
-    fields = ("condition", "usd", "as_of", "source", "note")
+    fields = ("condition", "usd", "as_of", "source", "note", "edit_base")
 
 
 @admin.register(Accelerator)

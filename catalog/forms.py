@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import datetime
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import router, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
@@ -190,14 +192,26 @@ class ConfigImportForm(forms.Form):
 STALE_EDIT = "stale_edit"
 
 
+class StaleEdit(Exception):
+    """A row was saved by someone else between the form's check and its own save (ConcurrencyCheckedForm.claim_row);
+    the admin rolls the whole save back and says which rows."""
+
+    def __init__(self, objects: list[str]) -> None:
+        super().__init__("; ".join(objects))
+        self.objects = objects
+
+
 class ConcurrencyCheckedForm(forms.ModelForm):
     """Optimistic concurrency for the admin: the form carries the row's `updated_at` as it was when the page was
     opened, and refuses to save when the row has been saved since (by another admin, or by load_catalog), instead
     of silently writing the stale values of every other field back over the newer ones.
 
-    A post without the field (a script, not the admin's pages) is not checked. Between this check and the save
-    there is still a window of a few milliseconds; it only closes with row locks, which the admin's changelist
-    (validated outside its transaction) does not allow."""
+    Checked twice. clean() refuses with the form and the visitor's input on the page (under a transaction, as the
+    change form and its inlines are validated, it also locks the row until the save commits, on databases that lock
+    rows). The save itself first claims the row (claim_row: an UPDATE that matches only the updated_at the form was
+    opened with), which closes the window between check and save everywhere, including the changelist (validated
+    outside its transaction) and SQLite (no row locks). A post without the field (a script, not the admin's pages)
+    is not checked."""
 
     edit_base = forms.CharField(required=False, widget=forms.HiddenInput)
 
@@ -210,18 +224,41 @@ class ConcurrencyCheckedForm(forms.ModelForm):
     def stale(self) -> bool:
         return any(error.code == STALE_EDIT for error in self.errors.as_data().get(NON_FIELD_ERRORS, []))
 
+    def _opened_at(self) -> datetime | None:
+        base = (self.cleaned_data or {}).get("edit_base")
+        if not (self.instance.pk and base):
+            return None
+        try:
+            return datetime.fromisoformat(base)
+        except ValueError:
+            return None  # not a value this form wrote: clean() refused it
+
     def clean(self) -> dict:
         data = super().clean()
         base = data.get("edit_base")
         if self.instance.pk and base:
-            current = (type(self.instance)._default_manager.filter(pk=self.instance.pk)
-                       .values_list("updated_at", flat=True).first())
+            rows = type(self.instance)._default_manager.filter(pk=self.instance.pk)
+            if transaction.get_connection(router.db_for_write(type(self.instance))).in_atomic_block:
+                rows = rows.select_for_update()
+            current = rows.values_list("updated_at", flat=True).first()
             if current is not None and current.isoformat() != base:
                 raise ValidationError(
                     _("%(object)s was changed by someone else after you opened this page. Your changes were not "
                       "saved: reload the page to see the current values, then make your changes again."),
                     code=STALE_EDIT, params={"object": str(self.instance)})
         return data
+
+    def claim_row(self) -> None:
+        """Right before the save, inside its transaction: take the row only if it is still as the form found it
+        (an UPDATE matching the updated_at the page was opened with, atomic on every database); StaleEdit if
+        someone saved it after clean() looked."""
+        opened_at = self._opened_at()
+        if opened_at is None:
+            return
+        model = type(self.instance)
+        claimed = model._default_manager.filter(pk=self.instance.pk, updated_at=opened_at).update(updated_at=opened_at)
+        if not claimed and model._default_manager.filter(pk=self.instance.pk).exists():
+            raise StaleEdit([str(self.instance)])
 
 
 class ConcurrencyCheckedFormSet(forms.BaseModelFormSet):

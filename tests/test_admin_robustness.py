@@ -188,6 +188,59 @@ def test_a_stale_changelist_does_not_overwrite_a_newer_save(admin_client):
     assert offer.is_active is False
 
 
+def _clean_looked_before_the_other_save(monkeypatch):
+    """Another save lands between the form's check (clean) and its own save. One test connection cannot interleave
+    two transactions, so the other save is made first and clean() is made to find the row as the page was opened."""
+    from django import forms
+
+    from catalog.forms import ConcurrencyCheckedForm
+
+    monkeypatch.setattr(ConcurrencyCheckedForm, "clean", forms.ModelForm.clean)
+
+
+def test_a_save_between_check_and_save_is_not_overwritten(admin_client, monkeypatch):
+    price = make_price(make_accelerator())
+    url = change_url(price)
+    data = change_form_data(admin_client, url, note="checked")
+    HardwarePrice.objects.filter(pk=price.pk).update(usd=Decimal("4100"),
+                                                    updated_at=price.updated_at + dt.timedelta(seconds=1))
+    _clean_looked_before_the_other_save(monkeypatch)
+    response = admin_client.post(url, data, follow=True)
+    assert response.status_code == 200
+    assert "Changed by someone else while you were saving" in response.content.decode()
+    price.refresh_from_db()
+    assert (price.usd, price.note) == (Decimal("4100.00"), "")
+
+
+def test_a_changelist_save_in_the_window_rolls_back_every_row(admin_client, monkeypatch):
+    first, second = make_offer(make_accelerator()), make_offer(make_accelerator(name="Second GPU", slug="second-gpu"))
+    data = changelist_data(admin_client, "/admin/catalog/cloudoffer/",
+                           **{"form-0-is_active": "", "form-1-is_active": ""})
+    CloudOffer.objects.filter(pk=second.pk).update(hourly_usd=Decimal("0.590"),
+                                                   updated_at=second.updated_at + dt.timedelta(seconds=1))
+    _clean_looked_before_the_other_save(monkeypatch)
+    response = admin_client.post("/admin/catalog/cloudoffer/", data, follow=True)
+    assert "Changed by someone else while you were saving" in response.content.decode()
+    assert sorted(CloudOffer.objects.values_list("is_active", flat=True)) == [True, True]  # neither row saved
+    assert CloudOffer.objects.get(pk=second.pk).hourly_usd == Decimal("0.590")
+
+
+def test_a_stale_inline_price_does_not_overwrite_a_newer_save(admin_client):
+    accelerator = make_accelerator()
+    price = make_price(accelerator)
+    url = change_url(accelerator)
+    stale = change_form_data(admin_client, url)
+    assert stale["prices-0-edit_base"]
+    HardwarePrice.objects.filter(pk=price.pk).update(usd=Decimal("4100"),
+                                                    updated_at=price.updated_at + dt.timedelta(seconds=1))
+    response = admin_client.post(url, stale | {"prices-0-note": "checked", "name": "Renamed"})
+    assert response.status_code == 200
+    assert "was changed by someone else" in response.content.decode()
+    price.refresh_from_db()
+    accelerator.refresh_from_db()
+    assert (price.usd, price.note, accelerator.name) == (Decimal("4100.00"), "", "Test GPU 24GB")
+
+
 def test_an_unchanged_change_form_saves(admin_client):
     offer = make_offer(make_accelerator())
     url = change_url(offer)
