@@ -9,6 +9,7 @@ accelerator) makes the same small number of queries whatever the catalog's size.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -828,25 +829,48 @@ class Candidate:
     slug: str
     name: str
     vendor: str
+    keywords: str = ""  # what else a visitor types for it and its name omits ("24gb" for the RTX 4090)
 
 
 def _normalized(text: str) -> str:
-    return " ".join(text.casefold().replace("-", " ").replace("_", " ").split())
+    """Case- and accent-folded words ("Qwén" finds Qwen), hyphens and underscores as spaces."""
+    folded = "".join(char for char in unicodedata.normalize("NFKD", text.casefold())
+                     if not unicodedata.combining(char))
+    return " ".join(folded.replace("-", " ").replace("_", " ").split())
+
+
+def _compact(text: str) -> str:
+    """Letters and digits only: "llama3.1" is "Llama 3.1" written without its space and dot."""
+    return "".join(char for char in text if char.isalnum())
+
+
+def _word_starts(haystack: str) -> tuple[str, ...]:
+    """The haystack from each of its words on, letters and digits only: a typed word matches where a word starts,
+    with or without the spaces and dots between ("llama3.1" is "llama 3.1 …"), never inside one ("r1" is no match
+    for "Air 106B", "d" none for "NVIDIA")."""
+    words = haystack.split()
+    return tuple(_compact("".join(words[index:])) for index in range(len(words)))
+
+
+def _matches(word: str, starts: tuple[str, ...]) -> bool:
+    typed = _compact(word)
+    return bool(typed) and any(start.startswith(typed) for start in starts)
 
 
 def rank_matches(query: str, candidates: Iterable[Candidate], limit: int | None) -> list[Candidate]:
-    """Candidates matching `query`: every word in the name, slug or vendor (best: name starts with it), then,
-    when nothing matches that way, the closest names by difflib (typos: "lama 70b", "rtx4900")."""
+    """Candidates matching `query`: every word at the start of a word of the name, slug, vendor or keywords (best:
+    the name starts with it), then, when nothing matches that way, the closest names by difflib (typos: "lama 70b",
+    "rtx4900")."""
     words = _normalized(query[:MAX_QUERY_LENGTH]).split()
     if not words:
         return []
     candidates = list(candidates)
     scored = []
     for candidate in candidates:
-        haystack = _normalized(f"{candidate.name} {candidate.slug} {candidate.vendor}")
-        if all(word in haystack for word in words):
+        starts = _word_starts(_normalized(f"{candidate.name} {candidate.slug} {candidate.vendor} {candidate.keywords}"))
+        if all(_matches(word, starts) for word in words):
             name = _normalized(candidate.name)
-            scored.append(((not name.startswith(words[0]), len(name), name), candidate))
+            scored.append(((not _compact(name).startswith(_compact(words[0])), len(name), name), candidate))
     if scored:
         return [candidate for _, candidate in sorted(scored, key=lambda item: item[0])[:limit]]
     return closest(" ".join(words), candidates, limit)
@@ -869,7 +893,8 @@ def model_candidates(catalog: CatalogSnapshot) -> list[Candidate]:
 
 
 def hardware_candidates(catalog: CatalogSnapshot) -> list[Candidate]:
-    return [Candidate(h.slug, h.name, h.vendor) for h in catalog.hardware.values()]
+    # The memory as visitors type it ("4090 24gb"): most names carry it ("RTX 3060 12GB"), some do not ("RTX 4090").
+    return [Candidate(h.slug, h.name, h.vendor, f"{h.memory_gb:g}gb") for h in catalog.hardware.values()]
 
 
 @dataclass(frozen=True)

@@ -352,6 +352,26 @@ def test_search_finds_typos(client):
     assert 'href="/en/hardware/rtx-4090/"' in body
 
 
+@pytest.mark.parametrize("side, query, first, absent", [
+    # Names typed without their spaces and dots, as Ollama writes them: nothing matched.
+    ("model", "llama3.1", "llama-3-1-8b-instruct", "llama-3-3-70b-instruct"),
+    ("model", "llama3.3", "llama-3-3-70b-instruct", "llama-3-1-8b-instruct"),
+    ("model", "llama4", "llama-4-scout-17b-16e", "llama-3-1-8b-instruct"),
+    ("model", "llama3.1:8b", "llama-3-1-8b-instruct", "llama-3-1-405b-instruct"),
+    ("model", "Qwén3 coder", "qwen3-coder-30b-a3b", "gemma-3-27b-it"),  # accents folded
+    ("model", "r1", "deepseek-r1-0528", "glm-4-5-air"),  # a word's start, not "Ai[r 1]06B"
+    # The memory as visitors type it ranked RTX 3060 12GB and RTX 5070 12GB (difflib) above the RTX 4090.
+    ("hardware", "rtx 4090 24gb", "rtx-4090", "rtx-3060-12gb"),
+    ("hardware", "4090 D", "rtx-4090-d", "rtx-4090/"),  # "d" is not inside "NVIDIA"
+])
+def test_search_matches_what_visitors_type(client, side, query, first, absent):
+    body = client.get("/en/search/", {side: query}, headers={"HX-Request": "true"}).content.decode()
+    kind = "model" if side == "model" else "hardware"
+    links = re.findall(rf'href="/en/{kind}/([a-z0-9-]+/)"', body)
+    assert links and links[0] == first + "/", links
+    assert absent.rstrip("/") + "/" not in links
+
+
 @pytest.mark.parametrize("query", ["", "<script>alert(1)</script>", "ü" * 500, "%00", "' OR 1=1 --"])
 def test_search_survives_hostile_input(client, query):
     response = client.get("/en/search/", {"model": query, "hardware": query}, headers={"HX-Request": "true"})

@@ -91,11 +91,15 @@
     setupSimulator(root);
   }
 
-  // The language switch keeps the configurator state: carry the current query string over after htmx
-  // pushed a new URL (the links were rendered with the page's first state).
+  // The language switch keeps the state: after htmx pushed or replaced the URL (the links were rendered with the
+  // page's first one), each link becomes the current URL in its language. Paths differ only in their language
+  // prefix (/de/search/ and /en/search/): the home page's search as you type moves from /de/ to /de/search/?model=…
   function syncLanguageLinks() {
+    var path = window.location.pathname.replace(/^\/[^/]+/, "");
     document.querySelectorAll(".lang-switch a[hreflang]").forEach(function (link) {
       var url = new URL(link.href, window.location.href);
+      var prefix = url.pathname.match(/^\/[^/]+/);
+      if (prefix) url.pathname = prefix[0] + path;
       url.search = window.location.search;
       link.href = url.pathname + url.search;
     });
@@ -164,6 +168,7 @@
 
   document.addEventListener("DOMContentLoaded", function () { setup(document); });
   document.addEventListener("htmx:pushedIntoHistory", function () { syncLanguageLinks(); syncStateLinks(); });
+  document.addEventListener("htmx:replacedInHistory", function () { syncLanguageLinks(); syncStateLinks(); });
   document.addEventListener("htmx:historyRestore", function () {
     syncFormsWithUrl();
     syncFieldErrors();

@@ -153,3 +153,20 @@ def test_back_from_a_search_result_shows_the_search_again(page, lang):
     expect(page.locator("#pick-model")).to_have_value("gemma 3 27")
     expect(page.locator("#pick-hardware")).to_have_value("5090")
     expect(page.locator("#search-results a[href*='/report/']").first).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_language_switch_keeps_a_typed_search(page, lang):
+    """The search as you type replaced the URL with /<lang>/search/?model=…, but the language links still pointed
+    to the other language's home page: switching lost the search."""
+    other = "de" if lang == "en" else "en"
+    page.goto(f"/{lang}/")
+    page.locator("#pick-model").type("gemma 3 27")
+    expect(page).to_have_url(re.compile(rf"/{lang}/search/\?model=gemma"))
+    link = page.locator(f'.lang-switch a[hreflang="{other}"]')
+    expect(link).to_have_attribute("href", re.compile(rf"^/{other}/search/\?model=gemma(\+|%20)3(\+|%20)27(&hardware=)?$"))
+    with page.expect_navigation():
+        link.click()
+    assert re.search(rf"/{other}/search/\?model=gemma", page.url)
+    expect(page.locator("#pick-model")).to_have_value("gemma 3 27")
+    expect(page.locator("main a[href*='/model/gemma-3-27b-it/']").first).to_be_visible()
