@@ -961,6 +961,13 @@ class NotFound:
     slug: str
     suggestions: tuple[Link, ...]
 
+    def keeping_query(self, query: str) -> NotFound:
+        """The suggestions with the visitor's query string (a report's configuration, a table's sort): a typo in
+        a slug of /de/report/llama-3-1-8b/rtx-4090/?quant=Q8_0&context=32768 suggested the report without them."""
+        if not query:
+            return self
+        return replace(self, suggestions=tuple(replace(link, url=f"{link.url}?{query}") for link in self.suggestions))
+
 
 def suggest_models(catalog: CatalogSnapshot, slug: str, url_for: Callable[[str], str]) -> tuple[Link, ...]:
     return tuple(Link(c.name, url_for(c.slug)) for c in rank_matches(slug, model_candidates(catalog),
@@ -972,8 +979,10 @@ def suggest_hardware(catalog: CatalogSnapshot, slug: str, url_for: Callable[[str
                                                                        SUGGESTION_LIMIT))
 
 
-def model_not_found(catalog: CatalogSnapshot, slug: str) -> NotFound:
-    return NotFound("model", slug, suggest_models(catalog, slug, _path_template("reports:model", model_slug="SLUG")))
+def model_not_found(catalog: CatalogSnapshot, slug: str, page: str = "reports:model") -> NotFound:
+    """An unknown model slug on a model page (or another page of one model: ``page``, e.g. "reports:compare"),
+    with the same page of the closest models."""
+    return NotFound("model", slug, suggest_models(catalog, slug, _path_template(page, model_slug="SLUG")))
 
 
 def hardware_not_found(catalog: CatalogSnapshot, slug: str) -> NotFound:

@@ -98,6 +98,8 @@ def not_found(request: HttpRequest, missing: pages.NotFound, *, slugs_in_path: b
             return HttpResponsePermanentRedirect(location)
     if slugs_in_path and (renamed := _renamed_location(request)):
         return HttpResponsePermanentRedirect(renamed)
+    if slugs_in_path and len(query := request.GET.urlencode()) <= MAX_REDIRECT_LENGTH:
+        missing = missing.keeping_query(query)  # the same page of another slug: the visitor's state still applies
     return render(request, "404.html", {"not_found": missing}, status=404)
 
 
@@ -314,7 +316,7 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
     _, catalog = current_catalog()
     model_row = _catalog_model_row(catalog, model_slug)
     if model_row is None:
-        return not_found(request, pages.model_not_found(catalog, model_slug), slugs_in_path=True)
+        return not_found(request, pages.model_not_found(catalog, model_slug, "reports:compare"), slugs_in_path=True)
     model = catalog.model(model_slug)
     if renamed := _renamed_compare_query(request, catalog):
         return HttpResponsePermanentRedirect(f"{request.path}?{renamed}")

@@ -397,6 +397,20 @@ def test_unknown_slugs_get_a_404_with_suggestions_in_the_visitors_language(clien
     assert '<meta name="robots" content="noindex">' in body and 'rel="canonical"' not in body
 
 
+@pytest.mark.parametrize("url, suggestion", [
+    # A typo in a slug of a configured report suggested the report without its configuration.
+    ("/de/report/llama-3-1-8b/rtx-4090/?quant=Q8_0&context=32768",
+     'href="/de/report/llama-3-1-8b-instruct/rtx-4090/?quant=Q8_0&amp;context=32768"'),
+    ("/en/model/glm-45/?sort=decode&order=desc", 'href="/en/model/glm-4-5/?sort=decode&amp;order=desc"'),
+    # An unknown model of a comparison suggested model pages, not comparisons.
+    ("/de/compare/qwen3-33b/?hardware=rtx-4090", 'href="/de/compare/qwen3-32b/?hardware=rtx-4090"'),
+])
+def test_a_404s_suggestions_are_the_same_page_with_the_same_query(client, url, suggestion):
+    response = client.get(url)
+    assert response.status_code == 404
+    assert suggestion in response.content.decode()
+
+
 @pytest.mark.parametrize("url, other", [("/de/gibtsnicht/", "/en/gibtsnicht/"), ("/en/foo/bar/", "/de/foo/bar/"),
                                         ("/de/model/gibtsnicht/", "/en/model/gibtsnicht/")])
 def test_a_404s_language_switch_leads_to_the_other_language(client, url, other):
