@@ -33,7 +33,8 @@ MIB = 2**20
 class AccuracySummary:
     """One line of the accuracy table: a metric, how many rows were scored, median and max |error|."""
 
-    key: str  # "weights", "kv", "llama_cpp_buffers", "llama_cpp_dsv4_compute", "vllm_kv_tokens", "decode", "prefill"
+    key: str  # "weights", "kv", "llama_cpp_buffers", "llama_cpp_dsv4_compute", "vllm_kv_tokens", "vllm_quantized_moe",
+    #           "decode", "prefill", "vllm_prefill", "vllm_decode"
     scored: int
     unscored: int  # rows shown for reference (custom recipes, informational, skipped, ./main averages)
     median_abs_error: float  # fraction
@@ -254,6 +255,7 @@ def build_accuracy(snapshot: dict) -> Accuracy:
         _section_summary("llama_cpp_buffers", runtime_data["summary"]["llama_cpp_buffers"]),
         _section_summary("llama_cpp_dsv4_compute", runtime_data["summary"]["llama_cpp_dsv4_compute"]),
         _section_summary("vllm_kv_tokens", runtime_data["summary"]["vllm_kv_tokens"]),
+        _section_summary("vllm_quantized_moe", runtime_data["summary"]["vllm_quantized_moe"]),
         _speed_summary("decode", speed_summary, speed_rows, speed_summary["decode_target"]),
         _speed_summary("prefill", speed_summary, speed_rows, speed_summary["prefill_target"]),
         _section_summary("vllm_prefill", snapshot["vllm_prefill"]["summary"]),

@@ -68,6 +68,21 @@ def test_summaries_are_the_snapshot_figures_split_by_metric():
     assert page.summary("prefill").target == throughput_accuracy.PREFILL_TARGET
 
 
+@pytest.mark.parametrize("section, lines", [
+    ("runtime", ("llama_cpp_buffers", "llama_cpp_dsv4_compute", "vllm_kv_tokens", "vllm_quantized_moe")),
+])
+def test_a_tables_summary_lines_add_up_to_the_table(section, lines):
+    """"Runtime memory: 100 rows" was summed up by lines covering 74: the 21 skipped vLLM rows counted nowhere (the
+    vLLM line said 0 unscored) and four scored rows in no line (Qwen3-235B FP8 at +5.34 % above that line's
+    "max 3.9 %")."""
+    page = methodology.accuracy()
+    rows = methodology.load_snapshot()[section]["rows"]
+    summaries = [page.summary(key) for key in lines]
+    assert sum(s.scored + s.unscored for s in summaries) == len(rows)
+    assert sum(s.scored for s in summaries) == sum(r["error"] is not None for r in rows)
+    assert max(s.max_abs_error for s in summaries) == max(abs(r["error"]) for r in rows if r["error"] is not None)
+
+
 # ---------------------------------------------------------------------------------------------- chart geometry
 
 
