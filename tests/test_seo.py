@@ -3,9 +3,12 @@
 import datetime as dt
 import json
 import re
+import struct
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.template import Context, Template
 from django.utils import timezone
 
@@ -49,6 +52,13 @@ def test_every_page_has_canonical_hreflang_and_open_graph(client, lang, page):
     assert meta(body, "og:locale") == {"de": "de_DE", "en": "en_US"}[lang]
     assert meta(body, "og:title") and meta(body, "og:title") == re.search(r"<title>(.*?)</title>", body).group(1)
     assert meta(body, "og:description") == meta(body, "description") != ""
+    # Open Graph's required og:image: absolute, in the page's language, a 1200 × 630 PNG that exists.
+    image = meta(body, "og:image")
+    assert image.startswith("http://testserver/static/img/og-card-" + lang)
+    assert (meta(body, "og:image:width"), meta(body, "og:image:height")) == ("1200", "630")
+    assert meta(body, "og:image:alt")
+    png = (Path(settings.BASE_DIR) / "static" / "img" / f"og-card-{lang}.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1200, 630)
 
 
 def test_configurator_variants_point_to_the_base_report(client):

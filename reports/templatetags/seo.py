@@ -14,10 +14,11 @@ from html.parser import HTMLParser
 from django import template
 from django.conf import settings
 from django.http import HttpRequest
+from django.templatetags.static import static
 from django.urls import get_script_prefix, get_urlconf, translate_url
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from reports.templatetags.sections import render_faq
 
@@ -34,6 +35,21 @@ def absolute_url(request: HttpRequest, path: str) -> str:
     if settings.SITE_URL:
         return settings.SITE_URL.rstrip("/") + path
     return request.build_absolute_uri(path)
+
+
+# The link-preview card per language (static/img/og-card-<lang>.png, drawn by scripts/og_cards.py).
+OG_IMAGE_SIZE = (1200, 630)
+
+
+@register.simple_tag(takes_context=True)
+def og_image(context) -> SafeString:
+    """og:image (absolute, as Open Graph requires) with its size and alternative text, in the page's language."""
+    language = get_language() if get_language() in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+    url = absolute_url(context["request"], static(f"img/og-card-{language}.png"))
+    width, height = OG_IMAGE_SIZE
+    return format_html('<meta property="og:image" content="{}">\n  <meta property="og:image:width" content="{}">'
+                       '\n  <meta property="og:image:height" content="{}">\n  <meta property="og:image:alt" content="{}">',
+                       url, width, height, gettext("LLM Sizer: can this hardware run this LLM?"))
 
 
 def unprefixed(path: str, language: str) -> str:
