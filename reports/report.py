@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
@@ -74,6 +75,24 @@ def url_pattern(url_name: str, **kwargs: str) -> str:
     """reverse() in the active language, memoized: a report links to ~150 reports and one reverse() costs
     0.13–0.15 ms (timeit). Callers pass placeholders (MODEL-SLUG, HARDWARE-SLUG) and substitute them, one pattern for many links."""
     return _reversed(url_name, tuple(sorted(kwargs.items())), get_language(), get_script_prefix(), get_urlconf())
+
+
+# What quote_plus leaves as it is (urllib.parse's always-safe characters): a value made only of them is its own
+# encoding, as the configurator's are (Q4_K_M, 32768, llama.cpp).
+URL_SAFE_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def query_string(pairs: Iterable[tuple[str, object]]) -> str:
+    """urllib's urlencode(pairs), quoting only what needs it: urlencode runs quote_plus's four calls on every name
+    and value, ~2 µs a pair (timeit), and a report builds ~25 query strings of ~9 pairs."""
+    return "&".join([f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+
+
+def _quoted(value: object) -> str:
+    """quote_plus(value) as urlencode applies it (to str() of what is neither text nor bytes)."""
+    if type(value) is str and URL_SAFE_CHARACTERS.issuperset(value):
+        return value
+    return quote_plus(value if isinstance(value, (str, bytes)) else str(value))
 
 
 def report_path(model_slug: str, hardware_slug: str) -> str:
@@ -213,7 +232,7 @@ class ReportPage:
         if template_name in LINKS_TEMPLATES and self.chosen_fields:
             # Its links keep the visitor's state (chosen_fields) and nothing else of it: shared by every request
             # with the same chosen values (the links are ~140 reports' URLs, each checked for what runs there).
-            parts.append(hashlib.sha256(urlencode(sorted(self.chosen_fields.items())).encode()).hexdigest()[:16])
+            parts.append(hashlib.sha256(query_string(sorted(self.chosen_fields.items())).encode()).hexdigest()[:16])
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
             s = self.summary_scenario
             parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}-{s.gpu_memory_utilization:g}"
@@ -223,8 +242,7 @@ class ReportPage:
     @cached_property
     def my_hardware_url(self) -> str:
         """This report on "custom" hardware, starting from the current accelerator's specs and configuration."""
-        query = QueryDict(mutable=True)
-        query.update(CustomHardwareForm.initial_for(self.hardware))
+        query = CustomHardwareForm.initial_for(self.hardware)
         for name in self.form.fields:
             if self.form.data.get(name) not in (None, "") and name not in self.form.errors:
                 query[name] = str(self.form.data[name])  # a refused value would refuse that page too
@@ -232,7 +250,7 @@ class ReportPage:
             # A copy of this accelerator starts with its price, as it starts with its specs (custom hardware has no
             # catalog price of its own, so an empty budget there would read "no price known").
             query["budget"] = f"{self.catalog_budget_usd:g}"
-        return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query.urlencode()}"
+        return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query_string(query.items())}"
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
     @cached_property
@@ -747,12 +765,12 @@ class ReportPage:
 
     def configured_url(self, hardware: HardwareSpec, scenario: Scenario) -> str:
         """The report URL of `scenario` on `hardware`, keeping the visitor's cost inputs."""
-        # Plain pairs and one urlencode: the page builds ~20 of these (the matrix's smallest-fit links, the
+        # Plain pairs and one query_string: the page builds ~20 of these (the matrix's smallest-fit links, the
         # recommendations, what to change), and a QueryDict per link cost ~1 ms of the page.
         pairs = [*scenario_query(scenario), *self._cost_query_on(hardware)]
         if self.hardware_form is not None and hardware.slug == self.hardware.slug:
             pairs += CustomHardwareForm.initial_for(hardware).items()
-        return f"{self.path_on(hardware.slug)}?{urlencode(pairs)}"
+        return f"{self.path_on(hardware.slug)}?{query_string(pairs)}"
 
     @cached_property
     def _cost_query(self) -> tuple[tuple[str, str], ...]:
@@ -819,10 +837,10 @@ class ReportPage:
         return self._encoded(tuple(pairs))
 
     def _encoded(self, pairs: tuple[tuple[str, str], ...]) -> str:
-        """urlencode, once per distinct state: the ~140 neighbour links of a page share a handful of them."""
+        """query_string, once per distinct state: the ~140 neighbour links of a page share a handful of them."""
         cache = self.__dict__.setdefault("_encoded_states", {})
         if pairs not in cache:
-            cache[pairs] = urlencode(pairs)
+            cache[pairs] = query_string(pairs)
         return cache[pairs]
 
     def state_query_for_model(self, model: ModelSpec) -> str:
@@ -864,7 +882,7 @@ class ReportPage:
             pairs.append(("gpus", chosen["gpus"]))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:
             pairs.append(("engine", chosen["engine"]))
-        return f"{url}?{urlencode(pairs)}" if pairs else url
+        return f"{url}?{query_string(pairs)}" if pairs else url
 
     @cached_property
     def recommendation_scenario(self) -> Scenario:
@@ -884,7 +902,7 @@ class ReportPage:
         scenario = self.estimate.scenario
         pairs = [("hw0", self.hardware.slug), ("n0", str(scenario.gpus)),
                  *((name, value) for name, value in scenario_query(scenario) if name != "gpus"), *self._cost_query]
-        return f"{url_pattern('reports:compare', model_slug=self.model.slug)}?{urlencode(pairs)}"
+        return f"{url_pattern('reports:compare', model_slug=self.model.slug)}?{query_string(pairs)}"
 
     def recommendation_url(self, hardware: HardwareSpec, count: int) -> str:
         """The report of a recommended `count` × `hardware` in the configuration it was chosen for."""
@@ -920,7 +938,13 @@ class ReportPage:
         return links
 
     def path_on(self, hardware_slug: str) -> str:
-        return self.route.path_on(hardware_slug)
+        return self._path_pattern.replace("HARDWARE-SLUG", hardware_slug, 1)
+
+    @cached_property
+    def _path_pattern(self) -> str:
+        """This report's URL with a HARDWARE-SLUG placeholder: a page renders in one language, and links ~20 reports
+        of its model (url_pattern looks up the language, script prefix and URLconf each time)."""
+        return self.route.path_on("HARDWARE-SLUG")
 
 
 def _quant_runs(quant: str, engine: str, hardware: HardwareSpec) -> bool:
