@@ -34,8 +34,8 @@ from reports.sizing.advice import FitOption, LongestContext, fit_options, longes
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
-    VLLM_ONLY_FORMATS, backend_formats, default_engine, default_kv_dtype, default_scenario, engine_runs_on,
-    engines_on, estimate_speeds, finetune_memory, fits, format_runs_on, kv_cache_known, native_format,
+    VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_scenario,
+    engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on, kv_cache_known, native_format,
     native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory, validate_scenario,
     vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share,
     vllm_parallel_sizes, vllm_platform, vllm_refuses,
@@ -306,12 +306,18 @@ class ReportPage:
 
     def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
         """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""
-        try:
-            validate_scenario(scenario)  # e.g. a vLLM checkpoint format under llama.cpp is no variant of it
-            plan = plan_memory(self.model, self.hardware, scenario)
-        except SizingError:
+        plan = self._planned(scenario)
+        if plan is None:
             return None
         return plan, estimate_speeds(self.model, self.hardware, scenario, plan, count_parameters(self.model))
+
+    def _planned(self, scenario: Scenario) -> MemoryPlan | None:
+        """The memory plan of a variant of the configuration; None where the engine refuses it."""
+        try:
+            validate_scenario(scenario)  # e.g. a vLLM checkpoint format under llama.cpp is no variant of it
+            return plan_memory(self.model, self.hardware, scenario)
+        except SizingError:
+            return None
 
     @cached_property
     def parameters(self):
@@ -538,14 +544,22 @@ class ReportPage:
     def offers(self) -> list[OfferRow]:
         rows = []
         hours = self.cost_inputs["hours"]
+        # Whether the model fits depends on the accelerator and the GPU count, not on the provider: each pair is
+        # asked once (the seed catalog's 32 offers are 18 pairs).
+        fitting: dict[tuple[str, int], bool] = {}
         for offer in sorted(self.catalog.offers, key=offer_order):
             accelerator = self.catalog.hardware.get(offer.accelerator_slug)
-            fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
+            pair = (offer.accelerator_slug, offer.gpu_count)
+            if pair not in fitting:
+                fitting[pair] = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
             rows.append(OfferRow(offer, accelerator, (accelerator.memory_gb if accelerator else 0) * offer.gpu_count,
-                                 monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours), fits))
+                                 monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours),
+                                 fitting[pair]))
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
+        """Whether `gpus` × `accelerator` hold the configuration without offload (a cloud offer holds the whole
+        model: the visitor's offload share is for their own hardware)."""
         return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus, offload_pct=None))
 
     @cached_property
@@ -718,15 +732,16 @@ class ReportPage:
         rows = []
         for quant in dict.fromkeys(formats):
             scenario = replace(e.scenario, quant=quant)
-            sized = self._sized(scenario)
-            if sized is None:
+            plan = self._planned(scenario)
+            if plan is None:
                 continue
-            plan, speeds = sized
+            # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
+            decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = replace(scenario, gpus=1)
             smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
-                                  plan.fit.verdict if plan.format_runs else "unsupported", speeds.decode.tokens_per_s,
+                                  plan.fit.verdict if plan.format_runs else "unsupported", decode.tokens_per_s,
                                   smallest, self.configured_url(smallest, on_one_gpu) if smallest else "",
                                   plan.weights.source,
                                   plan.weights.rule_from, plan.runs))
