@@ -1,5 +1,6 @@
 """The report page's shortcuts must give exactly what the plain computation gives: the query strings of its links
-(report.query_string against urllib's urlencode), the cloud table's verdicts (against asking fits of every offer)."""
+(report.query_string against urllib's urlencode), the recommendations' searches (against asking every candidate),
+the cloud table's verdicts (against asking fits of every offer)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
 from reports.report import ReportPage, ReportRoute, build_report, query_string
-from reports.sizing.estimate import fits
+from reports.sizing import recommend
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import fits, fitting_plan, gpu_demand_floor_bytes
+from reports.sizing.fit import nominal_bytes
+from reports.sizing.recommend import recommend_hardware
+from reports.sizing.specs import Scenario
 
 QUERIES = (
     [],
@@ -25,6 +31,53 @@ QUERIES = (
 @pytest.mark.parametrize("pairs", QUERIES)
 def test_query_string_is_urlencode(pairs):
     assert query_string(pairs) == urlencode(pairs)
+
+
+@pytest.fixture
+def catalog_specs(db):
+    snapshot = CatalogSnapshot()
+    return [snapshot.model(slug) for slug in snapshot.model_slugs], snapshot.hardware_catalog, snapshot.offers
+
+
+RECOMMENDATION_SCENARIOS = (
+    Scenario(),
+    Scenario(quant="Q8_0", context=131072, batch=4),
+    Scenario(quant="Q2_K", context=32768, kv_dtype="q8_0", offload_pct=30.0),
+    Scenario(quant="Q4_K_M", context=32768, engine="vllm", kv_dtype="fp8", batch=16),
+)
+
+
+@pytest.mark.parametrize("scenario", RECOMMENDATION_SCENARIOS, ids=lambda s: f"{s.engine}-{s.quant}-{s.context}")
+def test_recommendations_skip_only_what_cannot_fit(catalog_specs, monkeypatch, scenario):
+    """recommend._Sizer.plan rejects an accelerator below the demand floor without asking fits: the four
+    recommendations are those of asking fitting_plan of every candidate."""
+    models, hardware_catalog, offers = catalog_specs
+    asked_below_floor = []
+
+    def fitting_plan_above_floor(model, hardware, on_gpus):
+        if nominal_bytes(hardware) < gpu_demand_floor_bytes(model, on_gpus):
+            asked_below_floor.append((model.slug, hardware.slug, on_gpus.gpus))
+        return fitting_plan(model, hardware, on_gpus)
+
+    answers = []
+    with monkeypatch.context() as patch:
+        patch.setattr(recommend, "fitting_plan", fitting_plan_above_floor)
+        for model in models:
+            try:
+                answers.append(recommend_hardware(model, scenario, hardware_catalog=hardware_catalog, offers=offers))
+            except SizingError:
+                answers.append(None)
+    assert asked_below_floor == []
+    with monkeypatch.context() as patch:
+        patch.setattr(recommend._Sizer, "plan", lambda self, hardware, count: fitting_plan(
+            self.model, hardware, replace(self.scenario, gpus=count)))
+        for model, answer in zip(models, answers, strict=True):
+            try:
+                expected = recommend_hardware(model, scenario, hardware_catalog=hardware_catalog, offers=offers)
+            except SizingError:
+                expected = None
+            assert answer == expected, model.slug
+    assert sum(answer is not None and answer.best_value_multi.choice is not None for answer in answers) > 10
 
 
 def _report(slug: str, hardware_slug: str, query: str) -> ReportPage:
