@@ -34,11 +34,11 @@ from reports.sizing.advice import FitOption, LongestContext, fit_options, longes
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
-    VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_scenario,
-    engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on, kv_cache_known, native_format,
-    native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory, validate_scenario,
-    vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share,
-    vllm_parallel_sizes, vllm_platform, vllm_refuses,
+    VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
+    default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
+    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory,
+    validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share,
+    vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
 from reports.sizing.weights import format_applies_to
@@ -814,18 +814,24 @@ class ReportPage:
                 if self.query.get(name) not in (None, "") and name not in self.form.errors
                 and self.form.data.get(name) not in (None, "") and str(self.form.data[name]) != defaults.get(name)}
 
-    def _kv_for(self, engine: str) -> list[tuple[str, str]]:
+    def _kv_for(self, engine: str) -> tuple[tuple[str, str], ...]:
         """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: ConfiguratorForm.KV_OF_ENGINE),
-        or nothing where that engine has no such type."""
+        or nothing where that engine has no such type. Once per engine: ~130 neighbour links ask."""
+        cache = self.__dict__.setdefault("_kv_of_engine", {})
+        if engine not in cache:
+            cache[engine] = self._chosen_kv_as(engine)
+        return cache[engine]
+
+    def _chosen_kv_as(self, engine: str) -> tuple[tuple[str, str], ...]:
         kv = self.chosen_fields.get("kv_dtype")
         if kv is None:
-            return []
+            return ()
         kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, kv)
         try:
             resolve_kv_dtype(kv, engine)
         except SizingError:
-            return []
-        return [("kv_dtype", kv)]
+            return ()
+        return (("kv_dtype", kv),)
 
     def state_query_on_hardware(self, hardware: HardwareSpec) -> str:
         """The visitor's state as a link to this model on another accelerator keeps it: the format, context, batch,
@@ -865,10 +871,10 @@ class ReportPage:
         engine = chosen.get("engine")
         if engine == "vllm" and not kv_cache_known(model):
             engine = None
-        effective = engine or default_engine(self.hardware)
+        effective = engine or self._default_engine_here
         pairs = []
         for name, value in chosen.items():
-            if name == "quant" and not (format_applies_to(model, value) and _quant_runs(value, effective, self.hardware)):
+            if name == "quant" and not (format_applies_to(model, value) and self._chosen_quant_runs_here(effective)):
                 continue
             if name == "context" and model.max_context and int(value) > model.max_context:
                 continue
@@ -883,6 +889,18 @@ class ReportPage:
         costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
         pairs = _runnable_state(model, self.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
         return self._encoded(tuple(pairs + costs))
+
+    @cached_property
+    def _default_engine_here(self) -> str:
+        return default_engine(self.hardware)
+
+    def _chosen_quant_runs_here(self, engine: str) -> bool:
+        """_quant_runs of the chosen format under `engine` on this accelerator: once per engine, as every model
+        link asks."""
+        cache = self.__dict__.setdefault("_quant_runs_here", {})
+        if engine not in cache:
+            cache[engine] = _quant_runs(self.chosen_fields["quant"], engine, self.hardware)
+        return cache[engine]
 
     @cached_property
     def hardware_page_url(self) -> str:
@@ -979,21 +997,30 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
     opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
     if engine != "vllm" or not pairs:
         return pairs
-    opening = default_scenario(model, hardware, engine)
     for dropped in ((), *STATE_FALLBACKS):
         kept = [pair for pair in pairs if pair[0] not in dropped]
-        values = dict(kept)
         try:
-            scenario = replace(
-                opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),
-                context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
-                gpus=int(values.get("gpus", opening.gpus)),
-                gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
+            scenario = _opening_with(model, hardware, engine, dict(kept))
         except ValueError:
             continue
         if not vllm_refuses(model, hardware, scenario):
             return kept
     return [pair for pair in pairs if pair[0] not in STATE_FALLBACKS[-1]]
+
+
+def _opening_with(model: ModelSpec, hardware: HardwareSpec, engine: str, values: dict[str, str]) -> Scenario:
+    """The configuration the report of `model` on `hardware` under `engine` opens with (default_scenario), with
+    the configurator fields in `values`: one Scenario, made at once (a default_scenario and a dataclass replace per
+    link were a third of a page's neighbour links), and the defaults looked up only for what `values` leaves out."""
+    return Scenario(
+        quant=values["quant"] if "quant" in values else default_quant(model, hardware, engine),
+        kv_dtype=values["kv_dtype"] if "kv_dtype" in values else default_kv_dtype(model, engine),
+        engine=engine,  # type: ignore[arg-type]  # one of ENGINES
+        context=int(values["context"]) if "context" in values else Scenario.context,
+        batch=int(values["batch"]) if "batch" in values else Scenario.batch,
+        gpus=int(values["gpus"]) if "gpus" in values else Scenario.gpus,
+        gpu_memory_utilization=(float(values["gpu_memory_utilization"]) if "gpu_memory_utilization" in values
+                                else Scenario.gpu_memory_utilization))
 
 
 def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,

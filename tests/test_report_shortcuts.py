@@ -1,6 +1,7 @@
 """The report page's shortcuts must give exactly what the plain computation gives: the query strings of its links
 (report.query_string against urllib's urlencode), the recommendations' searches (against asking every candidate),
-the cloud table's verdicts (against asking fits of every offer)."""
+the cloud table's verdicts (against asking fits of every offer), the neighbour links' scenarios (against
+default_scenario)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import pytest
 from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
-from reports.report import ReportPage, ReportRoute, build_report, query_string
+from reports.report import ReportPage, ReportRoute, _opening_with, build_report, query_string
 from reports.sizing import recommend
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import fits, fitting_plan, gpu_demand_floor_bytes
+from reports.sizing.estimate import default_scenario, fits, fitting_plan, gpu_demand_floor_bytes
 from reports.sizing.fit import nominal_bytes
 from reports.sizing.recommend import recommend_hardware
 from reports.sizing.specs import Scenario
@@ -103,3 +104,26 @@ def test_offer_table_asks_each_accelerator_and_count_once(db, monkeypatch, query
         assert row.fits == (row.accelerator is not None and fits(
             page.model, row.accelerator, replace(scenario, gpus=row.offer.gpu_count, offload_pct=None)))
     assert any(row.fits for row in rows) and not all(row.fits for row in rows)
+
+
+OPENING_VALUES = (
+    {},
+    {"quant": "AWQ", "gpus": "8"},
+    {"context": "131072", "batch": "16", "kv_dtype": "fp8", "gpu_memory_utilization": "0.95"},
+    {"quant": "Q4_K_M", "kv_dtype": "f16", "gpus": "2", "context": "4096"},
+)
+
+
+@pytest.mark.parametrize("values", OPENING_VALUES, ids=lambda values: "-".join(values) or "defaults")
+def test_neighbour_link_scenario_is_the_opening_with_the_kept_fields(catalog_specs, values):
+    """report._opening_with, made at once for every neighbour link, is default_scenario with the link's fields."""
+    models, hardware_catalog, _ = catalog_specs
+    for model in models:
+        for hardware in hardware_catalog:
+            opening = default_scenario(model, hardware, "vllm")
+            expected = replace(
+                opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),
+                context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
+                gpus=int(values.get("gpus", opening.gpus)),
+                gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
+            assert _opening_with(model, hardware, "vllm", values) == expected, (model.slug, hardware.slug)
