@@ -9,9 +9,10 @@ from __future__ import annotations
 import hashlib
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
@@ -33,11 +34,11 @@ from reports.sizing.advice import FitOption, LongestContext, fit_options, longes
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
-    VLLM_ONLY_FORMATS, backend_formats, default_engine, default_kv_dtype, default_scenario, engine_runs_on,
-    engines_on, estimate_speeds, finetune_memory, fits, format_runs_on, kv_cache_known, native_format,
-    native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory, validate_scenario,
-    vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share, vllm_memory_share,
-    vllm_parallel_sizes, vllm_platform, vllm_refuses,
+    VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
+    default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
+    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory,
+    validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share,
+    vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
 from reports.sizing.weights import format_applies_to
@@ -74,6 +75,24 @@ def url_pattern(url_name: str, **kwargs: str) -> str:
     """reverse() in the active language, memoized: a report links to ~150 reports and one reverse() costs
     0.13–0.15 ms (timeit). Callers pass placeholders (MODEL-SLUG, HARDWARE-SLUG) and substitute them, one pattern for many links."""
     return _reversed(url_name, tuple(sorted(kwargs.items())), get_language(), get_script_prefix(), get_urlconf())
+
+
+# What quote_plus leaves as it is (urllib.parse's always-safe characters): a value made only of them is its own
+# encoding, as the configurator's are (Q4_K_M, 32768, llama.cpp).
+URL_SAFE_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+
+
+def query_string(pairs: Iterable[tuple[str, object]]) -> str:
+    """urllib's urlencode(pairs), quoting only what needs it: urlencode runs quote_plus's four calls on every name
+    and value, ~2 µs a pair (timeit), and a report builds ~25 query strings of ~9 pairs."""
+    return "&".join([f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+
+
+def _quoted(value: object) -> str:
+    """quote_plus(value) as urlencode applies it (to str() of what is neither text nor bytes)."""
+    if type(value) is str and URL_SAFE_CHARACTERS.issuperset(value):
+        return value
+    return quote_plus(value if isinstance(value, (str, bytes)) else str(value))
 
 
 def report_path(model_slug: str, hardware_slug: str) -> str:
@@ -213,7 +232,7 @@ class ReportPage:
         if template_name in LINKS_TEMPLATES and self.chosen_fields:
             # Its links keep the visitor's state (chosen_fields) and nothing else of it: shared by every request
             # with the same chosen values (the links are ~140 reports' URLs, each checked for what runs there).
-            parts.append(hashlib.sha256(urlencode(sorted(self.chosen_fields.items())).encode()).hexdigest()[:16])
+            parts.append(hashlib.sha256(query_string(sorted(self.chosen_fields.items())).encode()).hexdigest()[:16])
         if template_name in SUMMARY_TEMPLATES:  # they follow summary_scenario
             s = self.summary_scenario
             parts.append(f"{s.quant}-{s.gpus}-{s.kv_dtype}-{s.engine}-{s.offload_pct}-{s.gpu_memory_utilization:g}"
@@ -223,8 +242,7 @@ class ReportPage:
     @cached_property
     def my_hardware_url(self) -> str:
         """This report on "custom" hardware, starting from the current accelerator's specs and configuration."""
-        query = QueryDict(mutable=True)
-        query.update(CustomHardwareForm.initial_for(self.hardware))
+        query = CustomHardwareForm.initial_for(self.hardware)
         for name in self.form.fields:
             if self.form.data.get(name) not in (None, "") and name not in self.form.errors:
                 query[name] = str(self.form.data[name])  # a refused value would refuse that page too
@@ -232,7 +250,7 @@ class ReportPage:
             # A copy of this accelerator starts with its price, as it starts with its specs (custom hardware has no
             # catalog price of its own, so an empty budget there would read "no price known").
             query["budget"] = f"{self.catalog_budget_usd:g}"
-        return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query.urlencode()}"
+        return f"{self.path_on(CUSTOM_HARDWARE_SLUG)}?{query_string(query.items())}"
 
     # ---- section 1: the summary sentence at the default configuration (scenario-independent, as the seed)
     @cached_property
@@ -288,12 +306,18 @@ class ReportPage:
 
     def _sized(self, scenario: Scenario) -> tuple[MemoryPlan, Speeds] | None:
         """Memory plan and speeds of a variant of the configuration (no cost or fine-tuning: cheaper than estimate)."""
-        try:
-            validate_scenario(scenario)  # e.g. a vLLM checkpoint format under llama.cpp is no variant of it
-            plan = plan_memory(self.model, self.hardware, scenario)
-        except SizingError:
+        plan = self._planned(scenario)
+        if plan is None:
             return None
         return plan, estimate_speeds(self.model, self.hardware, scenario, plan, count_parameters(self.model))
+
+    def _planned(self, scenario: Scenario) -> MemoryPlan | None:
+        """The memory plan of a variant of the configuration; None where the engine refuses it."""
+        try:
+            validate_scenario(scenario)  # e.g. a vLLM checkpoint format under llama.cpp is no variant of it
+            return plan_memory(self.model, self.hardware, scenario)
+        except SizingError:
+            return None
 
     @cached_property
     def parameters(self):
@@ -520,14 +544,22 @@ class ReportPage:
     def offers(self) -> list[OfferRow]:
         rows = []
         hours = self.cost_inputs["hours"]
+        # Whether the model fits depends on the accelerator and the GPU count, not on the provider: each pair is
+        # asked once (the seed catalog's 32 offers are 18 pairs).
+        fitting: dict[tuple[str, int], bool] = {}
         for offer in sorted(self.catalog.offers, key=offer_order):
             accelerator = self.catalog.hardware.get(offer.accelerator_slug)
-            fits = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
+            pair = (offer.accelerator_slug, offer.gpu_count)
+            if pair not in fitting:
+                fitting[pair] = accelerator is not None and self._fits_on(accelerator, offer.gpu_count)
             rows.append(OfferRow(offer, accelerator, (accelerator.memory_gb if accelerator else 0) * offer.gpu_count,
-                                 monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours), fits))
+                                 monthly_cloud_cost(offer.hourly_usd, offer.billed_hours_per_day or hours),
+                                 fitting[pair]))
         return rows
 
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
+        """Whether `gpus` × `accelerator` hold the configuration without offload (a cloud offer holds the whole
+        model: the visitor's offload share is for their own hardware)."""
         return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus, offload_pct=None))
 
     @cached_property
@@ -700,15 +732,16 @@ class ReportPage:
         rows = []
         for quant in dict.fromkeys(formats):
             scenario = replace(e.scenario, quant=quant)
-            sized = self._sized(scenario)
-            if sized is None:
+            plan = self._planned(scenario)
+            if plan is None:
                 continue
-            plan, speeds = sized
+            # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
+            decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = replace(scenario, gpus=1)
             smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
-                                  plan.fit.verdict if plan.format_runs else "unsupported", speeds.decode.tokens_per_s,
+                                  plan.fit.verdict if plan.format_runs else "unsupported", decode.tokens_per_s,
                                   smallest, self.configured_url(smallest, on_one_gpu) if smallest else "",
                                   plan.weights.source,
                                   plan.weights.rule_from, plan.runs))
@@ -747,12 +780,12 @@ class ReportPage:
 
     def configured_url(self, hardware: HardwareSpec, scenario: Scenario) -> str:
         """The report URL of `scenario` on `hardware`, keeping the visitor's cost inputs."""
-        # Plain pairs and one urlencode: the page builds ~20 of these (the matrix's smallest-fit links, the
+        # Plain pairs and one query_string: the page builds ~20 of these (the matrix's smallest-fit links, the
         # recommendations, what to change), and a QueryDict per link cost ~1 ms of the page.
         pairs = [*scenario_query(scenario), *self._cost_query_on(hardware)]
         if self.hardware_form is not None and hardware.slug == self.hardware.slug:
             pairs += CustomHardwareForm.initial_for(hardware).items()
-        return f"{self.path_on(hardware.slug)}?{urlencode(pairs)}"
+        return f"{self.path_on(hardware.slug)}?{query_string(pairs)}"
 
     @cached_property
     def _cost_query(self) -> tuple[tuple[str, str], ...]:
@@ -781,18 +814,24 @@ class ReportPage:
                 if self.query.get(name) not in (None, "") and name not in self.form.errors
                 and self.form.data.get(name) not in (None, "") and str(self.form.data[name]) != defaults.get(name)}
 
-    def _kv_for(self, engine: str) -> list[tuple[str, str]]:
+    def _kv_for(self, engine: str) -> tuple[tuple[str, str], ...]:
         """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: ConfiguratorForm.KV_OF_ENGINE),
-        or nothing where that engine has no such type."""
+        or nothing where that engine has no such type. Once per engine: ~130 neighbour links ask."""
+        cache = self.__dict__.setdefault("_kv_of_engine", {})
+        if engine not in cache:
+            cache[engine] = self._chosen_kv_as(engine)
+        return cache[engine]
+
+    def _chosen_kv_as(self, engine: str) -> tuple[tuple[str, str], ...]:
         kv = self.chosen_fields.get("kv_dtype")
         if kv is None:
-            return []
+            return ()
         kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, kv)
         try:
             resolve_kv_dtype(kv, engine)
         except SizingError:
-            return []
-        return [("kv_dtype", kv)]
+            return ()
+        return (("kv_dtype", kv),)
 
     def state_query_on_hardware(self, hardware: HardwareSpec) -> str:
         """The visitor's state as a link to this model on another accelerator keeps it: the format, context, batch,
@@ -819,10 +858,10 @@ class ReportPage:
         return self._encoded(tuple(pairs))
 
     def _encoded(self, pairs: tuple[tuple[str, str], ...]) -> str:
-        """urlencode, once per distinct state: the ~140 neighbour links of a page share a handful of them."""
+        """query_string, once per distinct state: the ~140 neighbour links of a page share a handful of them."""
         cache = self.__dict__.setdefault("_encoded_states", {})
         if pairs not in cache:
-            cache[pairs] = urlencode(pairs)
+            cache[pairs] = query_string(pairs)
         return cache[pairs]
 
     def state_query_for_model(self, model: ModelSpec) -> str:
@@ -832,10 +871,10 @@ class ReportPage:
         engine = chosen.get("engine")
         if engine == "vllm" and not kv_cache_known(model):
             engine = None
-        effective = engine or default_engine(self.hardware)
+        effective = engine or self._default_engine_here
         pairs = []
         for name, value in chosen.items():
-            if name == "quant" and not (format_applies_to(model, value) and _quant_runs(value, effective, self.hardware)):
+            if name == "quant" and not (format_applies_to(model, value) and self._chosen_quant_runs_here(effective)):
                 continue
             if name == "context" and model.max_context and int(value) > model.max_context:
                 continue
@@ -852,6 +891,18 @@ class ReportPage:
         return self._encoded(tuple(pairs + costs))
 
     @cached_property
+    def _default_engine_here(self) -> str:
+        return default_engine(self.hardware)
+
+    def _chosen_quant_runs_here(self, engine: str) -> bool:
+        """_quant_runs of the chosen format under `engine` on this accelerator: once per engine, as every model
+        link asks."""
+        cache = self.__dict__.setdefault("_quant_runs_here", {})
+        if engine not in cache:
+            cache[engine] = _quant_runs(self.chosen_fields["quant"], engine, self.hardware)
+        return cache[engine]
+
+    @cached_property
     def hardware_page_url(self) -> str:
         """Every model on this accelerator, in the GPU count and engine of this configuration where its table
         takes them (pages.hardware_gpu_counts_taken: any count on a discrete card; an engine choice only where two
@@ -864,7 +915,7 @@ class ReportPage:
             pairs.append(("gpus", chosen["gpus"]))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:
             pairs.append(("engine", chosen["engine"]))
-        return f"{url}?{urlencode(pairs)}" if pairs else url
+        return f"{url}?{query_string(pairs)}" if pairs else url
 
     @cached_property
     def recommendation_scenario(self) -> Scenario:
@@ -884,7 +935,7 @@ class ReportPage:
         scenario = self.estimate.scenario
         pairs = [("hw0", self.hardware.slug), ("n0", str(scenario.gpus)),
                  *((name, value) for name, value in scenario_query(scenario) if name != "gpus"), *self._cost_query]
-        return f"{url_pattern('reports:compare', model_slug=self.model.slug)}?{urlencode(pairs)}"
+        return f"{url_pattern('reports:compare', model_slug=self.model.slug)}?{query_string(pairs)}"
 
     def recommendation_url(self, hardware: HardwareSpec, count: int) -> str:
         """The report of a recommended `count` × `hardware` in the configuration it was chosen for."""
@@ -920,7 +971,13 @@ class ReportPage:
         return links
 
     def path_on(self, hardware_slug: str) -> str:
-        return self.route.path_on(hardware_slug)
+        return self._path_pattern.replace("HARDWARE-SLUG", hardware_slug, 1)
+
+    @cached_property
+    def _path_pattern(self) -> str:
+        """This report's URL with a HARDWARE-SLUG placeholder: a page renders in one language, and links ~20 reports
+        of its model (url_pattern looks up the language, script prefix and URLconf each time)."""
+        return self.route.path_on("HARDWARE-SLUG")
 
 
 def _quant_runs(quant: str, engine: str, hardware: HardwareSpec) -> bool:
@@ -940,21 +997,30 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
     opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
     if engine != "vllm" or not pairs:
         return pairs
-    opening = default_scenario(model, hardware, engine)
     for dropped in ((), *STATE_FALLBACKS):
         kept = [pair for pair in pairs if pair[0] not in dropped]
-        values = dict(kept)
         try:
-            scenario = replace(
-                opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),
-                context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
-                gpus=int(values.get("gpus", opening.gpus)),
-                gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
+            scenario = _opening_with(model, hardware, engine, dict(kept))
         except ValueError:
             continue
         if not vllm_refuses(model, hardware, scenario):
             return kept
     return [pair for pair in pairs if pair[0] not in STATE_FALLBACKS[-1]]
+
+
+def _opening_with(model: ModelSpec, hardware: HardwareSpec, engine: str, values: dict[str, str]) -> Scenario:
+    """The configuration the report of `model` on `hardware` under `engine` opens with (default_scenario), with
+    the configurator fields in `values`: one Scenario, made at once (a default_scenario and a dataclass replace per
+    link were a third of a page's neighbour links), and the defaults looked up only for what `values` leaves out."""
+    return Scenario(
+        quant=values["quant"] if "quant" in values else default_quant(model, hardware, engine),
+        kv_dtype=values["kv_dtype"] if "kv_dtype" in values else default_kv_dtype(model, engine),
+        engine=engine,  # type: ignore[arg-type]  # one of ENGINES
+        context=int(values["context"]) if "context" in values else Scenario.context,
+        batch=int(values["batch"]) if "batch" in values else Scenario.batch,
+        gpus=int(values["gpus"]) if "gpus" in values else Scenario.gpus,
+        gpu_memory_utilization=(float(values["gpu_memory_utilization"]) if "gpu_memory_utilization" in values
+                                else Scenario.gpu_memory_utilization))
 
 
 def build_report(model: ModelSpec, hardware: HardwareSpec, query: QueryDict, catalog: CatalogSnapshot, *,

@@ -39,7 +39,7 @@ from typing import Generic, TypeVar
 
 from .economics import ServingCost
 from .estimate import (
-    GIB, MemoryPlan, cost_depth, decode_speeds, engine_runs_on, estimate_speeds, fits, fitting_plan,
+    GIB, MemoryPlan, cost_depth, decode_speeds, engine_runs_on, fits, fitting_plan,
     gpu_demand_floor_bytes, validate_scenario,
 )
 from .fit import Verdict, nominal_bytes, usable_bytes
@@ -144,10 +144,31 @@ class _Sizer:
     def __init__(self, model: ModelSpec, scenario: Scenario) -> None:
         self.model = model
         self.scenario = scenario
+        self._on_counts: dict[int, Scenario] = {}
+        self._floors: dict[int, float] = {}
+
+    def on(self, count: int) -> Scenario:
+        """The scenario on ``count`` GPUs: one per count, as ~40 candidates per search share a handful of counts (a
+        dataclass replace of Scenario is ~15 calls)."""
+        scenario = self._on_counts.get(count)
+        if scenario is None:
+            scenario = self._on_counts[count] = replace(self.scenario, gpus=count)
+        return scenario
 
     def plan(self, hardware: HardwareSpec, count: int) -> MemoryPlan | None:
-        """The memory plan when it fits, else None."""
-        return fitting_plan(self.model, hardware, replace(self.scenario, gpus=count))
+        """The memory plan when it fits, else None. An accelerator whose nominal memory is below the demand floor of
+        ``count`` GPUs is rejected without asking ``fits`` (smallest_fitting's bound: no accelerator holds more than
+        its nominal memory): most of a search's ~40 candidates are, and ``fits`` costs ~40 calls even then."""
+        if nominal_bytes(hardware) < self.floor(count):
+            return None
+        return fitting_plan(self.model, hardware, self.on(count))
+
+    def floor(self, count: int) -> float:
+        """gpu_demand_floor_bytes on ``count`` GPUs: what each of them holds at least, on any accelerator."""
+        floor = self._floors.get(count)
+        if floor is None:
+            floor = self._floors[count] = gpu_demand_floor_bytes(self.model, self.on(count))
+        return floor
 
     def choice(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> HardwareChoice:
         fit = plan.fit
@@ -155,8 +176,8 @@ class _Sizer:
                               fit.usable_bytes_per_gpu, self.decode_tok_s(hardware, count, plan))
 
     def decode_tok_s(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> float:
-        scenario = replace(self.scenario, gpus=count)
-        return estimate_speeds(self.model, hardware, scenario, plan, count_parameters(self.model)).decode.tokens_per_s
+        decode, _ = decode_speeds(self.model, hardware, self.on(count), plan, count_parameters(self.model))
+        return decode.tokens_per_s
 
     def first_fitting(self, candidates: Iterable[tuple[HardwareSpec, int]]
                       ) -> tuple[HardwareSpec, int, MemoryPlan] | None:

@@ -1,0 +1,129 @@
+"""The report page's shortcuts must give exactly what the plain computation gives: the query strings of its links
+(report.query_string against urllib's urlencode), the recommendations' searches (against asking every candidate),
+the cloud table's verdicts (against asking fits of every offer), the neighbour links' scenarios (against
+default_scenario)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from urllib.parse import urlencode
+
+import pytest
+from django.http import QueryDict
+
+from reports.estimates import CatalogSnapshot
+from reports.report import ReportPage, ReportRoute, _opening_with, build_report, query_string
+from reports.sizing import recommend
+from reports.sizing.errors import SizingError
+from reports.sizing.estimate import default_scenario, fits, fitting_plan, gpu_demand_floor_bytes
+from reports.sizing.fit import nominal_bytes
+from reports.sizing.recommend import recommend_hardware
+from reports.sizing.specs import Scenario
+
+QUERIES = (
+    [],
+    [("quant", "Q4_K_M"), ("context", "32768"), ("engine", "llama.cpp"), ("kv_dtype", "q8_0"), ("offload", "auto")],
+    [("name", "My RTX 4090 (modded)"), ("vendor", "NVIDIA & Co"), ("budget", "1,800"), ("hours", "0.5")],
+    [("a b", "x+y=z"), ("path", "/en/report/"), ("tilde", "~_.-"), ("empty", ""), ("umlaut", "Größe"), ("pct", "50%")],
+    [("gpus", 8), ("share", 0.95), ("usable_pct", 87.5), ("bytes", b"a b"), ("none", None)],
+)
+
+
+@pytest.mark.parametrize("pairs", QUERIES)
+def test_query_string_is_urlencode(pairs):
+    assert query_string(pairs) == urlencode(pairs)
+
+
+@pytest.fixture
+def catalog_specs(db):
+    snapshot = CatalogSnapshot()
+    return [snapshot.model(slug) for slug in snapshot.model_slugs], snapshot.hardware_catalog, snapshot.offers
+
+
+RECOMMENDATION_SCENARIOS = (
+    Scenario(),
+    Scenario(quant="Q8_0", context=131072, batch=4),
+    Scenario(quant="Q2_K", context=32768, kv_dtype="q8_0", offload_pct=30.0),
+    Scenario(quant="Q4_K_M", context=32768, engine="vllm", kv_dtype="fp8", batch=16),
+)
+
+
+@pytest.mark.parametrize("scenario", RECOMMENDATION_SCENARIOS, ids=lambda s: f"{s.engine}-{s.quant}-{s.context}")
+def test_recommendations_skip_only_what_cannot_fit(catalog_specs, monkeypatch, scenario):
+    """recommend._Sizer.plan rejects an accelerator below the demand floor without asking fits: the four
+    recommendations are those of asking fitting_plan of every candidate."""
+    models, hardware_catalog, offers = catalog_specs
+    asked_below_floor = []
+
+    def fitting_plan_above_floor(model, hardware, on_gpus):
+        if nominal_bytes(hardware) < gpu_demand_floor_bytes(model, on_gpus):
+            asked_below_floor.append((model.slug, hardware.slug, on_gpus.gpus))
+        return fitting_plan(model, hardware, on_gpus)
+
+    answers = []
+    with monkeypatch.context() as patch:
+        patch.setattr(recommend, "fitting_plan", fitting_plan_above_floor)
+        for model in models:
+            try:
+                answers.append(recommend_hardware(model, scenario, hardware_catalog=hardware_catalog, offers=offers))
+            except SizingError:
+                answers.append(None)
+    assert asked_below_floor == []
+    with monkeypatch.context() as patch:
+        patch.setattr(recommend._Sizer, "plan", lambda self, hardware, count: fitting_plan(
+            self.model, hardware, replace(self.scenario, gpus=count)))
+        for model, answer in zip(models, answers, strict=True):
+            try:
+                expected = recommend_hardware(model, scenario, hardware_catalog=hardware_catalog, offers=offers)
+            except SizingError:
+                expected = None
+            assert answer == expected, model.slug
+    assert sum(answer is not None and answer.best_value_multi.choice is not None for answer in answers) > 10
+
+
+def _report(slug: str, hardware_slug: str, query: str) -> ReportPage:
+    catalog = CatalogSnapshot()
+    model = catalog.model(slug)
+    return build_report(model, catalog.accelerator(hardware_slug), QueryDict(query), catalog,
+                        route=ReportRoute(model_key=model.slug))
+
+
+@pytest.mark.parametrize("query", ["", "quant=Q8_0&context=131072&gpus=2&offload=30",
+                                   "engine=vllm&kv_dtype=fp8&quant=BF16&batch=16"])
+def test_offer_table_asks_each_accelerator_and_count_once(db, monkeypatch, query):
+    """The cloud table's verdicts are those of fits on each offer, asked once per accelerator × GPU count."""
+    page = _report("llama-3-3-70b-instruct", "h100-80gb-sxm", query)
+    asked = []
+    fits_on = ReportPage._fits_on
+    monkeypatch.setattr(ReportPage, "_fits_on", lambda self, accelerator, gpus: asked.append((accelerator.slug, gpus))
+                        or fits_on(self, accelerator, gpus))
+    rows = page.offers
+    assert len(asked) == len(set(asked)) < len(rows)
+    scenario = page.estimate.scenario
+    for row in rows:
+        assert row.fits == (row.accelerator is not None and fits(
+            page.model, row.accelerator, replace(scenario, gpus=row.offer.gpu_count, offload_pct=None)))
+    assert any(row.fits for row in rows) and not all(row.fits for row in rows)
+
+
+OPENING_VALUES = (
+    {},
+    {"quant": "AWQ", "gpus": "8"},
+    {"context": "131072", "batch": "16", "kv_dtype": "fp8", "gpu_memory_utilization": "0.95"},
+    {"quant": "Q4_K_M", "kv_dtype": "f16", "gpus": "2", "context": "4096"},
+)
+
+
+@pytest.mark.parametrize("values", OPENING_VALUES, ids=lambda values: "-".join(values) or "defaults")
+def test_neighbour_link_scenario_is_the_opening_with_the_kept_fields(catalog_specs, values):
+    """report._opening_with, made at once for every neighbour link, is default_scenario with the link's fields."""
+    models, hardware_catalog, _ = catalog_specs
+    for model in models:
+        for hardware in hardware_catalog:
+            opening = default_scenario(model, hardware, "vllm")
+            expected = replace(
+                opening, quant=values.get("quant", opening.quant), kv_dtype=values.get("kv_dtype", opening.kv_dtype),
+                context=int(values.get("context", opening.context)), batch=int(values.get("batch", opening.batch)),
+                gpus=int(values.get("gpus", opening.gpus)),
+                gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
+            assert _opening_with(model, hardware, "vllm", values) == expected, (model.slug, hardware.slug)
