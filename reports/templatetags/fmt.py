@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from functools import lru_cache
 
 from django import template
 from django.utils.translation import get_language, gettext
@@ -89,24 +90,37 @@ def verified_on(offer) -> str:
     """An offer's verification date, as precise as its source: a day (as |day), or only the month when the source
     gave no day (the catalog stores the 1st of that month). Takes a CloudOffer row or a CloudOfferSpec. A rate
     its source does not confirm has no verification date: "rate not confirmed by its source"."""
-    if getattr(offer, "price_doubt", ""):
-        return gettext("rate not confirmed by its source")
-    if not offer.verified_month_only or not offer.verified:
-        return day(offer.verified)
-    value = offer.verified  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row (hardware page)
-    if isinstance(value, str):
-        value = dt.date.fromisoformat(value)
-    return formatting.month(value, get_language())
+    return _verified_on(bool(getattr(offer, "price_doubt", "")), offer.verified, offer.verified_month_only,
+                        get_language())
 
 
 @register.filter
 def verified_label(offer) -> str:
     """"verified Nov 4, 2026", or "verified in November 2026" when the source gave only the month (verified_on).
     One filter instead of a branch and a blocktranslate in each row of the cloud table (some 30 rows a page)."""
-    if getattr(offer, "price_doubt", ""):
+    return _verified_label(bool(getattr(offer, "price_doubt", "")), offer.verified, offer.verified_month_only,
+                           get_language())
+
+
+# Both labels are cached by what they are made of (a CloudOffer row can be edited; these values cannot): the offers
+# of a report page repeat a few dates, and each label takes two translations and a Babel date.
+@lru_cache(maxsize=1024)
+def _verified_on(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    if doubted:
+        return gettext("rate not confirmed by its source")
+    if isinstance(verified, str) and verified:
+        verified = dt.date.fromisoformat(verified)  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row
+    if not month_only or not verified:
+        return _or_not_published(formatting.date(verified or None, language))
+    return formatting.month(verified, language)
+
+
+@lru_cache(maxsize=1024)
+def _verified_label(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    if doubted:
         return gettext("rate not confirmed by its source")  # never "verified" for a rate its own note doubts
-    when = verified_on(offer)
-    if offer.verified_month_only and offer.verified:
+    when = _verified_on(doubted, verified, month_only, language)
+    if month_only and verified:
         return gettext("verified in %(month)s") % {"month": when}
     return f"{gettext('verified')} {when}"
 

@@ -72,12 +72,24 @@ _INSTANCE_TERM = re.compile("|".join(re.escape(term) for term, _label in INSTANC
 def offer_instance(instance: str) -> str:
     """A cloud offer's instance name with its qualifiers in the page's language (Verified Host → Verifizierter
     Host, as seed 000 writes them); the GPU and product names are kept."""
+    return _offer_instance(instance, get_language())
+
+
+# The labels below are cached per (text, language): a report page repeats the same ones (some 30 offers in the cloud
+# table, a dozen verdicts in the matrix) and each translation looks through every message catalog.
+@lru_cache(maxsize=512)
+def _offer_instance(instance: str, language: str) -> str:
     labels = {term: label for term, label in INSTANCE_TERMS}
     return _INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance)
 
 
 @register.simple_tag
 def verdict_pill(verdict: str) -> str:
+    return _verdict_pill(verdict, get_language())
+
+
+@lru_cache(maxsize=64)
+def _verdict_pill(verdict: str, language: str) -> str:
     return format_html('<span class="verdict-pill verdict-{}">{}</span>', verdict, VERDICT_SHORT.get(verdict, verdict))
 
 
@@ -90,6 +102,11 @@ def verdict_text(verdict: str) -> str:
 
 @register.filter
 def segment_label(key: str) -> str:
+    return _segment_label(key, get_language())
+
+
+@lru_cache(maxsize=64)
+def _segment_label(key: str, language: str) -> str:
     return str(SEGMENTS.get(key, key))
 
 
@@ -168,7 +185,12 @@ def backend_class_label(name: str) -> str:
 
 @register.filter
 def billing_label(billing: str) -> str:
-    return str(BILLING.get(billing, billing)) if billing else "—"
+    return _billing_label(billing, get_language()) if billing else "—"
+
+
+@lru_cache(maxsize=64)
+def _billing_label(billing: str, language: str) -> str:
+    return str(BILLING.get(billing, billing))
 
 
 @register.filter
