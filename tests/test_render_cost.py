@@ -61,3 +61,37 @@ def test_an_edited_offer_row_shows_its_new_date():
         assert fmt.verified_on(offer) == "Apr 9, 2026"
         offer.price_doubt = "the provider's page shows another rate"
         assert fmt.verified_on(offer) == "rate not confirmed by its source"
+
+
+@pytest.mark.django_db
+def test_the_format_list_labels_each_format_as_one_label_would():
+    """quant_option_labels looks the released format and the language up once for the list: the same options."""
+    from reports.estimates import current_catalog
+    from reports.quant_labels import quant_option_label, quant_option_labels
+
+    _, catalog = current_catalog()
+    names = ["BF16", "FP8", "Q8_0", "Q4_K_M", "IQ4_XS", "UD-Q2_K_XL", "MXFP4_MOE", "unknown"]
+    for slug in ("qwen3-30b-a3b-instruct-2507", "gpt-oss-20b"):
+        model = catalog.model(slug)
+        for language in ("en", "de"):
+            with translation.override(language):
+                assert quant_option_labels(names, model) == [(n, quant_option_label(n, model=model)) for n in names]
+    with translation.override("de"):
+        assert quant_option_labels(["Q4_K_M"]) == [("Q4_K_M", "Q4_K_M (4 Bit – empfohlen)")]
+
+
+def test_the_limits_messages_follow_the_language():
+    from reports.forms import ConfiguratorForm
+
+    def messages(language):
+        with translation.override(language):
+            form = ConfiguratorForm({"hours": "0.1", "kwh": "9"}, quant_names=["Q4_K_M"], max_context=None,
+                                    default_budget=None)
+            form.is_valid()
+            return form.errors["hours"][0], form.errors["kwh"][0]
+
+    for _round in range(2):
+        assert messages("en") == ("Ensure this value is greater than or equal to 0.5.",
+                                  "Ensure this value is less than or equal to 5.")
+        assert messages("de") == ("Dieser Wert muss größer oder gleich 0,5 sein.",
+                                  "Dieser Wert muss kleiner oder gleich 5 sein.")
