@@ -95,3 +95,19 @@ def test_the_limits_messages_follow_the_language():
                                   "Ensure this value is less than or equal to 5.")
         assert messages("de") == ("Dieser Wert muss größer oder gleich 0,5 sein.",
                                   "Dieser Wert muss kleiner oder gleich 5 sein.")
+
+
+def test_figures_are_marked_safe_only_when_html_escapes_nothing_in_them():
+    """A template writes a safe figure as it is (no escaping pass per figure); one with "<" is escaped as before, and
+    an escaped label is not escaped twice."""
+    from django.template import Context, Template
+    from django.utils.safestring import SafeData
+
+    with translation.override("de"):
+        assert isinstance(fmt.num(1234.5, 1), SafeData) and fmt.num(1234.5, 1) == "1.234,5"
+        assert isinstance(fmt.usd(1599), SafeData) and isinstance(fmt.gib(3 * 2**30), SafeData)
+        assert isinstance(fmt.num(None), SafeData)  # "nicht veröffentlicht"
+        assert not isinstance(fmt.gib(1024), SafeData)  # "<0,01 GiB"
+        html = Template("{% load fmt labels %}{{ tiny|gib }} {{ billing|billing_label }} {{ key|segment_label }}").render(
+            Context({"tiny": 1024, "billing": "spot & <reserved>", "key": "kv"}))
+    assert html == "&lt;0,01 GiB spot &amp; &lt;reserved&gt; KV-Cache &amp; Zustand"

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from django import template
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.translation import get_language, gettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -75,12 +75,13 @@ def offer_instance(instance: str) -> str:
     return _offer_instance(instance, get_language())
 
 
-# The labels below are cached per (text, language): a report page repeats the same ones (some 30 offers in the cloud
-# table, a dozen verdicts in the matrix) and each translation looks through every message catalog.
+# The labels below are cached per (text, language), and escaped for HTML there (as safe text, which the template
+# writes as it is): a report page repeats the same ones (some 30 offers in the cloud table, a dozen verdicts in the
+# matrix) and each translation looks through every message catalog.
 @lru_cache(maxsize=512)
 def _offer_instance(instance: str, language: str) -> str:
     labels = {term: label for term, label in INSTANCE_TERMS}
-    return _INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance)
+    return escape(_INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance))
 
 
 @register.simple_tag
@@ -107,7 +108,7 @@ def segment_label(key: str) -> str:
 
 @lru_cache(maxsize=64)
 def _segment_label(key: str, language: str) -> str:
-    return str(SEGMENTS.get(key, key))
+    return escape(str(SEGMENTS.get(key, key)))
 
 
 # The catalog cites the product's earlier pages (catalog/seed/README.md: "seed page …") where no vendor source was
@@ -190,7 +191,7 @@ def billing_label(billing: str) -> str:
 
 @lru_cache(maxsize=64)
 def _billing_label(billing: str, language: str) -> str:
-    return str(BILLING.get(billing, billing))
+    return escape(str(BILLING.get(billing, billing)))
 
 
 @register.filter
