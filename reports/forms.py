@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -14,7 +15,7 @@ from catalog.forms import MAX_CONFIG_BYTES, load_config_json
 from catalog.models import CUSTOM_HARDWARE_SLUG  # noqa: F401  (the views and templates import it from here)
 from reports import formatting
 from reports.hardware_params import hardware_from_params
-from reports.quant_labels import quant_option_label
+from reports.quant_labels import quant_option_labels
 from reports.sizing.quant import quant_format
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
@@ -89,8 +90,7 @@ def quant_choices(names: list[str], model: ModelSpec | None = None) -> list[tupl
     groups: dict[str, list[str]] = {}
     for name in reversed(names):
         groups.setdefault(_format_group(name), []).append(name)
-    return [(label, [(name, quant_option_label(name, model=model)) for name in groups[key]])
-            for key, label in FORMAT_GROUPS if key in groups]
+    return [(label, quant_option_labels(groups[key], model)) for key, label in FORMAT_GROUPS if key in groups]
 MAX_SHOWN_INPUT = 40  # characters of a refused select value shown back as its option
 
 SCENARIO_FIELDS = ("quant", "context", "gpus", "batch", "kv_dtype", "engine", "offload", "gpu_memory_utilization")
@@ -119,14 +119,24 @@ def localize_limits(form: forms.Form) -> None:
         kept = [v for v in field.validators if type(v) not in (MinValueValidator, MaxValueValidator)]
         added = []
         if field.min_value is not None:
-            added.append(MinValueValidator(field.min_value, gettext(
-                "Ensure this value is greater than or equal to %(limit_value)s.") % {
-                    "limit_value": formatting.exact(field.min_value, language)}))
+            added.append(MinValueValidator(field.min_value, _minimum_message(field.min_value, language)))
         if field.max_value is not None:
-            added.append(MaxValueValidator(field.max_value, gettext(
-                "Ensure this value is less than or equal to %(limit_value)s.") % {
-                    "limit_value": formatting.exact(field.max_value, language)}))
+            added.append(MaxValueValidator(field.max_value, _maximum_message(field.max_value, language)))
         field.validators = kept + added
+
+
+# The messages of the same few limits, in two languages, on every configurator: made once (typed: 1 and 1.0 are
+# the same key otherwise, and a limit is shown as it is).
+@lru_cache(maxsize=64, typed=True)
+def _minimum_message(limit, language: str) -> str:
+    return gettext("Ensure this value is greater than or equal to %(limit_value)s.") % {
+        "limit_value": formatting.exact(limit, language)}
+
+
+@lru_cache(maxsize=64, typed=True)
+def _maximum_message(limit, language: str) -> str:
+    return gettext("Ensure this value is less than or equal to %(limit_value)s.") % {
+        "limit_value": formatting.exact(limit, language)}
 
 
 # Not a field: the page a plain GET is redirected to after a KV-type replacement names the type asked for in it.

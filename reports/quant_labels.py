@@ -78,6 +78,15 @@ def _quality(name: str, native: bool, language: str) -> str:
 
 def quant_option_label(name: str, display_name: str | None = None, model: ModelSpec | None = None) -> str:
     """The format list's option: "Q4_K_M (4-bit — recommended)"."""
-    quality = quant_quality(name, model)
-    shown = display_name or name
+    return _option_label(display_name or name, quant_quality(name, model))
+
+
+def quant_option_labels(names: list[str], model: ModelSpec | None = None) -> list[tuple[str, str]]:
+    """(name, option) for each format of the list, as quant_option_label gives them: the model's released format
+    and the language are looked up once for the list (some 40 formats), not once per format."""
+    native, language = native_format(model) if model is not None else None, get_language()
+    return [(name, _option_label(name, _quality(name, name == native, language))) for name in names]
+
+
+def _option_label(shown: str, quality: str) -> str:
     return f"{shown} ({quality})" if quality else shown

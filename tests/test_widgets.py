@@ -66,3 +66,29 @@ def test_fast_select_options_follow_their_choices_and_language():
     with override("en"):
         english = markup([("auto", gettext_lazy("other"))], "auto")
     assert ">other<" in english and ">other<" not in german
+
+
+
+@pytest.mark.parametrize("attrs", [
+    {"id": "id_q", "data-x": "a&b \"c\" <d> 'e'", "required": True, "disabled": False, "hidden": None},
+    {"zeta": 1, "alpha": 0.5, "b": True, "a": True},
+])
+def test_flat_attributes_match_flatatt(attrs):
+    """The attributes are written as django.forms.utils.flatatt writes them: sorted, escaped, true booleans last;
+    safe text is kept, a lazy translation is escaped as text."""
+    from django.forms.utils import flatatt
+    from django.utils.safestring import mark_safe
+    from django.utils.translation import gettext_lazy
+
+    from reports.widgets import flat_attributes
+
+    assert flat_attributes(attrs) == flatatt(attrs)
+    other = {"title": mark_safe("<b>&amp;</b>"), "aria-label": gettext_lazy("Deploy")}
+    assert flat_attributes(other) == flatatt(other)
+
+
+def test_plain_choices_around_an_option_group_keep_their_order():
+    choices = [("a", "A"), ("b", "B"), ("Group", [("c", "C & c")]), ("d", "D"), ("e", "E")]
+    for value in ("a", "c", "e", None):
+        assert parse_html(FastSelect(choices=choices).render("x", value, {"id": "id_x"})) == parse_html(
+            forms.Select(choices=choices).render("x", value, {"id": "id_x"}))

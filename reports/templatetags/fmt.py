@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
+from functools import lru_cache
 
 from django import template
+from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
 from reports import formatting
@@ -14,8 +17,18 @@ from reports.forms import context_label
 register = template.Library()
 
 
+# A figure is digits, the locale's symbols and a unit: text with nothing to escape in HTML, which the template
+# escaped all the same (some 400 figures a report page). Marked safe where it has none of the characters HTML
+# escapes, the template writes it as it is; a figure with one ("<0.01 GiB") is left to the template's escaping.
+_HTML_SPECIAL = re.compile(r"[&<>\"']")
+
+
+def _figure(text: str) -> str:
+    return text if _HTML_SPECIAL.search(text) else SafeString(text)
+
+
 def _or_not_published(text: str | None) -> str:
-    return gettext("not published") if text is None else text
+    return _figure(gettext("not published") if text is None else text)
 
 
 @register.filter
@@ -41,7 +54,7 @@ def tenths_down(value) -> str:
     ReportPage.vllm_pool_sequences gives it beside the same pool."""
     if value in (None, ""):
         return _or_not_published(None)
-    return formatting.number(math.floor(float(value) * 10) / 10, get_language(), 1)
+    return _figure(formatting.number(math.floor(float(value) * 10) / 10, get_language(), 1))
 
 
 @register.filter
@@ -89,24 +102,37 @@ def verified_on(offer) -> str:
     """An offer's verification date, as precise as its source: a day (as |day), or only the month when the source
     gave no day (the catalog stores the 1st of that month). Takes a CloudOffer row or a CloudOfferSpec. A rate
     its source does not confirm has no verification date: "rate not confirmed by its source"."""
-    if getattr(offer, "price_doubt", ""):
-        return gettext("rate not confirmed by its source")
-    if not offer.verified_month_only or not offer.verified:
-        return day(offer.verified)
-    value = offer.verified  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row (hardware page)
-    if isinstance(value, str):
-        value = dt.date.fromisoformat(value)
-    return formatting.month(value, get_language())
+    return _verified_on(bool(getattr(offer, "price_doubt", "")), offer.verified, offer.verified_month_only,
+                        get_language())
 
 
 @register.filter
 def verified_label(offer) -> str:
     """"verified Nov 4, 2026", or "verified in November 2026" when the source gave only the month (verified_on).
     One filter instead of a branch and a blocktranslate in each row of the cloud table (some 30 rows a page)."""
-    if getattr(offer, "price_doubt", ""):
+    return _verified_label(bool(getattr(offer, "price_doubt", "")), offer.verified, offer.verified_month_only,
+                           get_language())
+
+
+# Both labels are cached by what they are made of (a CloudOffer row can be edited; these values cannot): the offers
+# of a report page repeat a few dates, and each label takes two translations and a Babel date.
+@lru_cache(maxsize=1024)
+def _verified_on(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    if doubted:
+        return gettext("rate not confirmed by its source")
+    if isinstance(verified, str) and verified:
+        verified = dt.date.fromisoformat(verified)  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row
+    if not month_only or not verified:
+        return _or_not_published(formatting.date(verified or None, language))
+    return formatting.month(verified, language)
+
+
+@lru_cache(maxsize=1024)
+def _verified_label(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    if doubted:
         return gettext("rate not confirmed by its source")  # never "verified" for a rate its own note doubts
-    when = verified_on(offer)
-    if offer.verified_month_only and offer.verified:
+    when = _verified_on(doubted, verified, month_only, language)
+    if month_only and verified:
         return gettext("verified in %(month)s") % {"month": when}
     return f"{gettext('verified')} {when}"
 
@@ -116,7 +142,7 @@ def billions(value) -> str:
     """Parameters in billions: 8.03e9 → "8.03 B"."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"{formatting.significant(value / 1e9, get_language())} B"
+    return _figure(f"{formatting.significant(value / 1e9, get_language())} B")
 
 
 GIB = 2**30
@@ -132,7 +158,7 @@ def gib(value, digits: int = 2) -> str:
     step = 10 ** -digits
     if 0 < value / GIB < step / 2:
         return f"<{formatting.number(step, get_language(), digits)} GiB"
-    return f"{formatting.number(value / GIB, get_language(), digits)} GiB"
+    return _figure(f"{formatting.number(value / GIB, get_language(), digits)} GiB")
 
 
 @register.filter
@@ -152,7 +178,7 @@ def gb(value, digits: int = 2) -> str:
     """Bytes as decimal GB (10^9): 4.91 GB."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"{formatting.number(value / 1e9, get_language(), int(digits))} GB"
+    return _figure(f"{formatting.number(value / 1e9, get_language(), int(digits))} GB")
 
 
 @register.filter
@@ -161,7 +187,7 @@ def toks(value, upper_bound=False) -> str:
     model whose layer count is unknown (ModelSpec.layer_count_known)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return f"{'≤ ' if upper_bound else '~'}{formatting.significant(value, get_language())} tok/s"
+    return _figure(f"{'≤ ' if upper_bound else '~'}{formatting.significant(value, get_language())} tok/s")
 
 
 @register.filter
@@ -178,10 +204,10 @@ def ms(value, lower_bound=False) -> str:
         return gettext("not published")
     prefix = "≥ " if lower_bound else "~"
     if value >= 9_950:  # a prefill of minutes reads as whole seconds: "~110 s", not "~109,546 ms"
-        return f"{prefix}{formatting.number(value / 1000, get_language(), 0)} s"
+        return _figure(f"{prefix}{formatting.number(value / 1000, get_language(), 0)} s")
     if value >= 999.5:  # what rounds to 1,000 ms or more
-        return f"{prefix}{formatting.number(value / 1000, get_language(), 1)} s"
-    return f"{prefix}{formatting.number(value, get_language(), 0)} ms"
+        return _figure(f"{prefix}{formatting.number(value / 1000, get_language(), 1)} s")
+    return _figure(f"{prefix}{formatting.number(value, get_language(), 0)} ms")
 
 
 @register.filter
@@ -197,7 +223,7 @@ def ctx(value) -> str:
     if value in (None, ""):
         return gettext("not published")
     label = context_label(int(value))
-    return tokens(int(value)) if label.isdigit() else label
+    return tokens(int(value)) if label.isdigit() else _figure(label)
 
 
 @register.filter
@@ -205,7 +231,7 @@ def percent_of(value, total) -> str:
     """value / total as a percentage with no decimals (utilization)."""
     if value is None or value == "" or not total:
         return gettext("not published")
-    return formatting.percent(value / total, get_language())
+    return _figure(formatting.percent(value / total, get_language()))
 
 
 @register.filter
@@ -213,4 +239,4 @@ def pct_value(value) -> str:
     """A number that already is a percentage (80.2 → 80 %)."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return formatting.percent(value / 100, get_language())
+    return _figure(formatting.percent(value / 100, get_language()))

@@ -7,7 +7,7 @@ import re
 from functools import lru_cache
 
 from django import template
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.translation import get_language, gettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -72,12 +72,25 @@ _INSTANCE_TERM = re.compile("|".join(re.escape(term) for term, _label in INSTANC
 def offer_instance(instance: str) -> str:
     """A cloud offer's instance name with its qualifiers in the page's language (Verified Host → Verifizierter
     Host, as seed 000 writes them); the GPU and product names are kept."""
+    return _offer_instance(instance, get_language())
+
+
+# The labels below are cached per (text, language), and escaped for HTML there (as safe text, which the template
+# writes as it is): a report page repeats the same ones (some 30 offers in the cloud table, a dozen verdicts in the
+# matrix) and each translation looks through every message catalog.
+@lru_cache(maxsize=512)
+def _offer_instance(instance: str, language: str) -> str:
     labels = {term: label for term, label in INSTANCE_TERMS}
-    return _INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance)
+    return escape(_INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance))
 
 
 @register.simple_tag
 def verdict_pill(verdict: str) -> str:
+    return _verdict_pill(verdict, get_language())
+
+
+@lru_cache(maxsize=64)
+def _verdict_pill(verdict: str, language: str) -> str:
     return format_html('<span class="verdict-pill verdict-{}">{}</span>', verdict, VERDICT_SHORT.get(verdict, verdict))
 
 
@@ -90,7 +103,12 @@ def verdict_text(verdict: str) -> str:
 
 @register.filter
 def segment_label(key: str) -> str:
-    return str(SEGMENTS.get(key, key))
+    return _segment_label(key, get_language())
+
+
+@lru_cache(maxsize=64)
+def _segment_label(key: str, language: str) -> str:
+    return escape(str(SEGMENTS.get(key, key)))
 
 
 # The catalog cites the product's earlier pages (catalog/seed/README.md: "seed page …") where no vendor source was
@@ -168,7 +186,12 @@ def backend_class_label(name: str) -> str:
 
 @register.filter
 def billing_label(billing: str) -> str:
-    return str(BILLING.get(billing, billing)) if billing else "—"
+    return _billing_label(billing, get_language()) if billing else "—"
+
+
+@lru_cache(maxsize=64)
+def _billing_label(billing: str, language: str) -> str:
+    return escape(str(BILLING.get(billing, billing)))
 
 
 @register.filter

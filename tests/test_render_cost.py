@@ -1,0 +1,113 @@
+"""What a report page repeats is made once: the labels of its cloud offers and verdicts are translated once per
+(text, language), not once a row; cached, they still follow the language and what the offer says."""
+
+import datetime as dt
+from unittest import mock
+
+import pytest
+from django.utils import translation
+
+from reports.sizing.specs import CloudOfferSpec
+from reports.templatetags import fmt, labels
+
+OFFER = CloudOfferSpec(provider="RunPod", instance="1x RTX 4090 (Verified Host)", accelerator_slug="rtx-4090",
+                       gpu_count=1, hourly_usd=0.34, billing="per-second", verified="2026-05-03")
+
+
+def _translations(call):
+    """How many gettext lookups `call` makes (through django.utils.translation, as the filters do)."""
+    with mock.patch("django.utils.translation._trans.gettext", wraps=translation._trans.gettext) as spy:
+        call()
+    return spy.call_count
+
+
+@pytest.mark.parametrize("label", [
+    lambda: fmt.verified_label(OFFER), lambda: labels.billing_label(OFFER.billing),
+    lambda: labels.offer_instance(OFFER.instance), lambda: labels.verdict_pill("fits"),
+    lambda: labels.segment_label("weights"),
+])
+def test_a_repeated_label_is_translated_once_per_language(label):
+    with translation.override("de"):
+        label()
+        assert _translations(label) == 0
+    with translation.override("en"):
+        assert _translations(label) <= 2  # first in English: its own lookups
+        assert _translations(label) == 0
+
+
+def test_cached_labels_follow_the_language():
+    for _round in range(2):  # the second round reads the cache
+        with translation.override("de"):
+            assert fmt.verified_label(OFFER) == "geprüft am 03.05.2026"
+            assert labels.billing_label("per-second") == "pro Sekunde"
+            assert labels.offer_instance(OFFER.instance) == "1x RTX 4090 (Verifizierter Host)"
+            assert "verdict-fits" in labels.verdict_pill("fits") and ">passt<" in labels.verdict_pill("fits")
+        with translation.override("en"):
+            assert fmt.verified_label(OFFER) == "verified May 3, 2026"
+            assert labels.billing_label("per-second") == "per second"
+            assert labels.offer_instance(OFFER.instance) == "1x RTX 4090 (Verified Host)"
+            assert labels.verdict_pill("fits") == '<span class="verdict-pill verdict-fits">fits</span>'
+
+
+@pytest.mark.django_db
+def test_an_edited_offer_row_shows_its_new_date():
+    """The cache is keyed on the date and its precision, not on the row: an admin edit shows at once."""
+    from catalog.models import CloudOffer
+
+    offer = CloudOffer.objects.get(provider="RunPod", accelerator__slug="rtx-4090", gpu_count=1)
+    with translation.override("en"):
+        assert fmt.verified_on(offer) == "March 2026"
+        offer.verified, offer.verified_precision = dt.date(2026, 4, 9), "day"
+        assert fmt.verified_on(offer) == "Apr 9, 2026"
+        offer.price_doubt = "the provider's page shows another rate"
+        assert fmt.verified_on(offer) == "rate not confirmed by its source"
+
+
+@pytest.mark.django_db
+def test_the_format_list_labels_each_format_as_one_label_would():
+    """quant_option_labels looks the released format and the language up once for the list: the same options."""
+    from reports.estimates import current_catalog
+    from reports.quant_labels import quant_option_label, quant_option_labels
+
+    _, catalog = current_catalog()
+    names = ["BF16", "FP8", "Q8_0", "Q4_K_M", "IQ4_XS", "UD-Q2_K_XL", "MXFP4_MOE", "unknown"]
+    for slug in ("qwen3-30b-a3b-instruct-2507", "gpt-oss-20b"):
+        model = catalog.model(slug)
+        for language in ("en", "de"):
+            with translation.override(language):
+                assert quant_option_labels(names, model) == [(n, quant_option_label(n, model=model)) for n in names]
+    with translation.override("de"):
+        assert quant_option_labels(["Q4_K_M"]) == [("Q4_K_M", "Q4_K_M (4 Bit – empfohlen)")]
+
+
+def test_the_limits_messages_follow_the_language():
+    from reports.forms import ConfiguratorForm
+
+    def messages(language):
+        with translation.override(language):
+            form = ConfiguratorForm({"hours": "0.1", "kwh": "9"}, quant_names=["Q4_K_M"], max_context=None,
+                                    default_budget=None)
+            form.is_valid()
+            return form.errors["hours"][0], form.errors["kwh"][0]
+
+    for _round in range(2):
+        assert messages("en") == ("Ensure this value is greater than or equal to 0.5.",
+                                  "Ensure this value is less than or equal to 5.")
+        assert messages("de") == ("Dieser Wert muss größer oder gleich 0,5 sein.",
+                                  "Dieser Wert muss kleiner oder gleich 5 sein.")
+
+
+def test_figures_are_marked_safe_only_when_html_escapes_nothing_in_them():
+    """A template writes a safe figure as it is (no escaping pass per figure); one with "<" is escaped as before, and
+    an escaped label is not escaped twice."""
+    from django.template import Context, Template
+    from django.utils.safestring import SafeData
+
+    with translation.override("de"):
+        assert isinstance(fmt.num(1234.5, 1), SafeData) and fmt.num(1234.5, 1) == "1.234,5"
+        assert isinstance(fmt.usd(1599), SafeData) and isinstance(fmt.gib(3 * 2**30), SafeData)
+        assert isinstance(fmt.num(None), SafeData)  # "nicht veröffentlicht"
+        assert not isinstance(fmt.gib(1024), SafeData)  # "<0,01 GiB"
+        html = Template("{% load fmt labels %}{{ tiny|gib }} {{ billing|billing_label }} {{ key|segment_label }}").render(
+            Context({"tiny": 1024, "billing": "spot & <reserved>", "key": "kv"}))
+    assert html == "&lt;0,01 GiB spot &amp; &lt;reserved&gt; KV-Cache &amp; Zustand"
