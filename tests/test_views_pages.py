@@ -151,6 +151,16 @@ def test_hardware_page_renders_in_both_languages(client, lang):
     assert len(table_names(body)) == 83  # every seed model
 
 
+@pytest.mark.parametrize("lang, slug, memory", [
+    ("de", "arc-pro-b60-24gb", "24 GB (Typ nicht veröffentlicht)"),  # the catalog has no memory type: it said "24 GB "
+    ("en", "arc-pro-b60-24gb", "24 GB (type not published)"),
+    ("de", "dgx-spark-gb10-128gb", '128 GB <span lang="en">LPDDR5X unified</span>'),  # catalog words, in English
+])
+def test_the_hardware_page_says_when_the_memory_type_is_not_published(client, lang, slug, memory):
+    body = client.get(f"/{lang}/hardware/{slug}/").content.decode()
+    assert f"<dd>{memory}</dd>" in body
+
+
 def test_hardware_page_opens_on_the_largest_models_that_fit(client):
     """Sorted by size alone, an RTX 4090's table opened on 1-2.8 T models that exceed it: fits first, then tight,
     exceeds, each group largest first; the verdict header shows the sort."""
