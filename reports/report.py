@@ -107,8 +107,13 @@ class ContextPoint:
     required_bytes: float
     kv_bytes: float
     gpu_bytes: float  # what the GPUs must hold (FitResult.gpu_demand_bytes): the chart plots this against usable
-    fits: bool  # the plan's verdict, as the report's own fit card would give it at this context
+    verdict: str  # the plan's verdict (fit.verdict), as the report's own fit card gives it at this context
     beyond_limit: bool = False  # above the model's max_context (the chart reaches 128K for every model)
+
+    @property
+    def fits(self) -> bool:
+        """Held by the GPUs, tightly or not (FitResult.fits)."""
+        return self.verdict != "exceeds"
 
 
 @dataclass(frozen=True)
@@ -707,7 +712,7 @@ class ReportPage:
                 continue
             points.append(ContextPoint(context, plan.fit.required_bytes,
                                        plan.kv.total_bytes if plan.kv is not None else 0.0,
-                                       plan.fit.gpu_demand_bytes, plan.fit.fits,
+                                       plan.fit.gpu_demand_bytes, plan.fit.verdict,
                                        bool(self.model.max_context) and context > self.model.max_context))
         return points
 
@@ -717,7 +722,7 @@ class ReportPage:
         if len(points) < 2:
             return None
         usable = self.estimate.memory.usable_bytes_all_gpus / GIB
-        return vram_chart([(p.context, p.gpu_bytes / GIB, p.fits) for p in points], usable)
+        return vram_chart([(p.context, p.gpu_bytes / GIB, p.verdict) for p in points], usable)
 
     # ---- section 14
     @cached_property
