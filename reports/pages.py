@@ -379,9 +379,9 @@ HARDWARE_TABLE_COLUMNS = (
     Column("params", lambda row: row.params_total, descending_first=True),
     Column("format", lambda row: row.ladder_rank),
     Column("total", lambda row: row.required_bytes),
-    # An upper bound ("≤", layer count unknown) is not comparable with an estimate: it sorts with the unknowns.
-    Column("decode", lambda row: None if row.speed_upper_bound else (row.decode_tok_s or row.offload_decode_tok_s),
-           descending_first=True),
+    # An upper bound ("≤", layer count unknown) sorts by its value among the estimates: the "≤" beside it already
+    # says what it is, and listed after every estimate in both directions a 427 tok/s bound read as the slowest.
+    Column("decode", lambda row: row.decode_tok_s or row.offload_decode_tok_s, descending_first=True),
     # Within a verdict the larger models first: the table opens on the largest models that fit (sorted by size
     # alone it opened on 1-2.8 T models that exceed a 24 GB card).
     Column("verdict", lambda row: _verdict_then_size(row)),
@@ -607,14 +607,6 @@ class HardwarePage:
                 and (not self.state.fits_only or row.fits)]
         column = next(c for c in HARDWARE_TABLE_COLUMNS if c.key == self.state.sort)
         return sorted_rows(rows, column, descending=self.state.descending)
-
-    @property
-    def bounds_listed_last(self) -> int:
-        """How many rows of a table sorted by decode speed have only an upper bound ("≤"), which sorts after the
-        estimates: the page says so, or a 400 tok/s bound at the bottom reads as the slowest."""
-        if self.state.sort != "decode":
-            return 0
-        return sum(1 for row in self.table if row.speed_upper_bound)
 
     @cached_property
     def sort_links(self) -> dict[str, SortLink]:

@@ -752,14 +752,18 @@ def test_meta_descriptions_fit_a_search_result(client, lang):
             assert len(title) <= 65, (path, len(title), title)
 
 
-def test_upper_bound_speeds_sort_after_estimates(client):
-    text = text_of(client, "/en/hardware/h100-80gb-sxm/?sort=decode&order=desc")
-    speeds = re.findall(r"([≤~])\s?[\d,.]+ tok/s", text[text.index("Parameters"):])
-    assert "≤" in speeds and speeds.index("≤") > speeds.index("~")
-    assert all(mark == "≤" for mark in speeds[speeds.index("≤"):])  # the bounds come after every estimate
-    # … and the page says so (a 427 tok/s bound at the bottom read as the slowest model).
-    assert f"The {speeds.count('≤')} speeds marked ≤ are upper bounds" in text
-    assert "marked ≤" not in text_of(client, "/en/hardware/h100-80gb-sxm/?sort=total")
+@pytest.mark.parametrize("lang, order", [("en", "desc"), ("en", "asc"), ("de", "desc"), ("de", "asc")])
+def test_upper_bound_speeds_sort_by_their_value_among_the_estimates(client, lang, order):
+    """A "≤ 427 tok/s" bound (a model without its layer count) sorted after "~0.271 tok/s" in both directions and
+    read as the slowest: it sorts by its value, and its "≤" says it is a bound."""
+    text = text_of(client, f"/{lang}/hardware/rtx-4090/?sort=decode&order={order}")
+    table = text[text.index("Parameter"):]
+    found = re.findall(r"([≤~])\s?([\d,.]+) tok/s", table)
+    group, decimal = (".", ",") if lang == "de" else (",", ".")
+    speeds = [float(value.replace(group, "").replace(decimal, ".")) for _, value in found]
+    assert "≤" in {mark for mark, _ in found} and "~" in {mark for mark, _ in found}
+    assert speeds == sorted(speeds, reverse=order == "desc")
+    assert "listed after" not in text
 
 
 def test_internal_seed_citations_read_as_the_earlier_edition(client):
