@@ -187,11 +187,14 @@ class AcceleratorRow:
     hardware_url: str
     runs: bool = True  # MemoryPlan.runs at SHORT_CONTEXT (decode_tok_s is None when it does not)
     opening: Scenario = DEFAULT_SCENARIO  # the report's defaults there (vLLM where llama.cpp does not run)
+    table: Scenario = DEFAULT_SCENARIO  # the table's configuration (table_scenario: the model's own llama.cpp format)
+    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the totals
 
     @property
     def differs_from_table(self) -> bool:
-        """This row is sized with another engine or format than the table's heading names."""
-        return (self.opening.engine, self.opening.quant) != (DEFAULT_SCENARIO.engine, DEFAULT_SCENARIO.quant)
+        """This row is sized with another engine or format than the table's heading names: llama.cpp has no backend
+        here (vLLM), or its backend does not run the table's format (CANN: Q4_0, Q8_0, F16)."""
+        return (self.opening.engine, self.opening.quant) != (self.table.engine, self.table.quant)
 
     @property
     def fits(self) -> bool:
@@ -207,6 +210,13 @@ MODEL_TABLE_COLUMNS = (
     Column("decode", lambda row: row.decode_tok_s, descending_first=True),
     Column("verdict", lambda row: _rank(row.verdict)),
 )
+
+
+def table_scenario(model: ModelSpec) -> Scenario:
+    """The model table's configuration: the model's own default llama.cpp format on any accelerator
+    (estimate.default_quant: Q4_K_M, or the file the catalog's GGUF repository publishes where it has no Q4_K_M,
+    as gpt-oss's MXFP4_MOE), an FP16 KV cache, one sequence. Rows whose report opens otherwise say why."""
+    return default_scenario(model, None, "llama.cpp")
 
 
 def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterCount, *, report_url: str,
@@ -228,7 +238,8 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, hardware), report_url=report_url,
-        hardware_url=hardware_url, runs=short.runs if short else True, opening=opening)
+        hardware_url=hardware_url, runs=short.runs if short else True, opening=opening,
+        table=table_scenario(model), total_lower_bound=not kv_cache_known(model))
 
 
 def _unsizable(model: ModelSpec, hardware: HardwareSpec) -> str | None:
@@ -297,6 +308,16 @@ class ModelPage:
     @property
     def default_report_url(self) -> str:
         return report_path(self.model.slug, self.hardware.slug)
+
+    @cached_property
+    def table_quant(self) -> str:
+        """The format the table's heading, status line and the default accelerator's sentence name."""
+        return table_scenario(self.model).quant
+
+    @property
+    def total_lower_bound(self) -> bool:
+        """The KV cache is unknown: every total leaves it out, and is shown as a lower bound ("≥")."""
+        return not kv_cache_known(self.model)
 
     @cached_property
     def vendors(self) -> list[str]:

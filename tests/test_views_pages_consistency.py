@@ -48,3 +48,45 @@ def test_a_model_pages_context_table_agrees_with_its_verdict(client):
     assert banner(body) == "tight"
     assert chart_marks(body)[8192] == "tight"
     assert 'circle class="tight"' in body
+
+
+@pytest.mark.parametrize("lang, slug", [("en", "gpt-oss-120b"), ("de", "gpt-oss-20b")])
+def test_a_model_table_is_sized_at_the_models_own_format_and_notes_only_real_differences(client, lang, slug):
+    """gpt-oss's catalog GGUF repository publishes MXFP4_MOE only (estimate.default_quant): every one of its 49 rows
+    said "MXFP4_MOE: llama.cpp runs no Q4_K_M here" under a Q4_K_M heading. The table names the model's own format,
+    and a row's note appears only where its report opens at another engine or format, because the table's does not
+    run there."""
+    from reports.estimates import current_catalog
+    from reports.pages import table_scenario
+    from reports.sizing.estimate import default_scenario, format_runs_on
+
+    body = client.get(f"/{lang}/model/{slug}/").content.decode()
+    heading = re.search(r'<h2 id="table-heading">(.*?)</h2>', body).group(1)
+    assert heading.endswith("(MXFP4_MOE)"), heading
+    status = html.unescape(re.search(r'<p class="muted" role="status">(.*?)</p>', body, re.S).group(1))
+    assert ("Totals at MXFP4_MOE" if lang == "en" else "MXFP4_MOE") in status and "Q4_K_M" not in status
+    assert "Q4_K_M" not in re.search(r'id="default-heading".*?</p>', body, re.S).group(0)
+    table = body.split('id="table"', 1)[1]
+    notes = dict(re.findall(r'<th scope="row"><a href="/\w+/hardware/([^/]+)/">[^<]+</a><br><span class="muted">'
+                            r'([^<]*)</span>', table))
+    _, catalog = current_catalog()
+    model = catalog.model(slug)
+    table_format = table_scenario(model)
+    assert table_format.quant == "MXFP4_MOE"
+    differing = {}
+    for hardware in catalog.hardware.values():
+        opening = default_scenario(model, hardware)
+        if (opening.engine, opening.quant) != (table_format.engine, table_format.quant):
+            differing[hardware.slug] = opening
+            # the note's reason is true: llama.cpp does not run there, or its backend runs no MXFP4_MOE
+            assert opening.engine == "vllm" or not format_runs_on("llama.cpp", "MXFP4_MOE", hardware)
+    assert set(notes) == set(differing) and 0 < len(notes) < 49
+    assert all("Q4_K_M" not in note for note in notes.values())
+    for slug_, note in notes.items():
+        assert note.startswith(f"vLLM, {differing[slug_].quant}:" if differing[slug_].engine == "vllm"
+                               else f"{differing[slug_].quant}: "), note
+
+
+def test_a_q4_k_m_model_table_is_unchanged(client):
+    body = client.get("/en/model/qwen3-32b/").content.decode()
+    assert re.search(r'<h2 id="table-heading">(.*?)</h2>', body).group(1).endswith("(Q4_K_M)")
