@@ -704,6 +704,7 @@ class FittingModel:
     verdict: str
     report_url: str
     speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
+    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the total
 
 
 @dataclass(frozen=True)
@@ -753,7 +754,7 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
                                                    plan.fit.verdict,
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,
-                                                   not model.layer_count_known)))
+                                                   not model.layer_count_known, plan.kv is None)))
     fitting.sort(key=lambda item: (-item[0], item[1].name))
     # The hardware page lists every model in the same configuration (its table's GPU count and engine).
     configured = urlencode({"gpus": gpus, "engine": engine}) if gpus > 1 else ""
