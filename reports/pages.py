@@ -256,15 +256,22 @@ def _row_verdict(plan: MemoryPlan | None) -> str | None:
 def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:
     """The accelerator the model page shows the model on.
 
-    The smallest accelerator (by memory, then price, then the faster one) on which the model fits comfortably
-    ("fits" or unified memory), as the cheapest way to run it at the default configuration; failing that the
-    smallest with a tight fit; and when nothing holds it, the largest accelerator, whose report shows how far off
-    it is and what to change. For GLM-4.5 this is the Instinct MI325X 256GB, the accelerator the seed page shows.
-    Accelerators sized at the table's engine and format come first (see the loop).
+    The smallest accelerator (by memory) on which the model fits comfortably ("fits" or unified memory), as the
+    cheapest way to run it at the default configuration; failing that the smallest with a tight fit; and when
+    nothing holds it, the largest accelerator, whose report shows how far off it is and what to change. For GLM-4.5
+    this is the Instinct MI325X 256GB, the accelerator the seed page shows. Accelerators sized at the table's engine
+    and format come first (see the loop).
+
+    Among accelerators of the same memory (equally suitable: the same verdict tier and size), one whose FP16 TFLOPS
+    are published comes first, so the page can show the prefill speed and time to first token (the Arc Pro B60's
+    "Prefill: not published" hid them on 17 model pages beside an RTX 4090 of the same 24 GB); then the cheaper (a
+    known price before an unknown one), the faster (bandwidth), and the slug, so the choice is deterministic.
     """
     def size(row: AcceleratorRow) -> tuple:
-        price = row.hardware.price_usd
-        return row.hardware.memory_gb, price is None, price or 0.0, -row.hardware.bandwidth_gbs, row.hardware.slug
+        hardware = row.hardware
+        price = hardware.price_usd
+        return (hardware.memory_gb, hardware.fp16_tflops is None, price is None, price or 0.0,
+                -hardware.bandwidth_gbs, hardware.slug)
 
     # Rows sized at the table's own engine and format first: the page says "holds it … at Q4_K_M", and an
     # accelerator whose backend runs only Q4_0 (Ascend under CANN) would show other figures than that sentence.

@@ -145,3 +145,38 @@ def test_the_home_pages_entry_lists_mark_lower_bound_totals(client, lang, listed
 def test_the_compare_page_marks_a_lower_bound_total(client):
     text = page_text(client, "/en/compare/cohere-command-a-111b/?hw=h100-80gb-sxm&hw=rtx-4090")
     assert "≥ 63.55 GiB" in text and BARE["en"].findall(text) == []
+
+
+# ---- the model page's default accelerator -------------------------------------------------------------------------
+
+def _accelerator_row(slug, memory_gb, verdict, *, price=None, tflops=None, bandwidth=100.0):
+    from reports.pages import AcceleratorRow
+    from reports.sizing.specs import HardwareSpec
+
+    hardware = HardwareSpec(slug=slug, name=slug, vendor="V", memory_gb=memory_gb, bandwidth_gbs=bandwidth,
+                            price_usd=price, fp16_tflops=tflops)
+    return AcceleratorRow(hardware, memory_gb * 2**30, 1.0, 2.0, 10.0, verdict, "", "")
+
+
+def test_among_equally_suitable_accelerators_one_with_published_compute_is_shown():
+    """The Arc Pro B60 (24 GB, FP16 TFLOPS not published, cheaper) was the default accelerator of 17 model pages,
+    whose speed card then said "Prefill: not published" beside an RTX 4090 of the same 24 GB."""
+    from reports.pages import default_accelerator
+
+    unpublished = _accelerator_row("b60", 24, "fits", price=600)
+    published = _accelerator_row("rtx", 24, "fits", price=1600, tflops=165.2)
+    assert default_accelerator([unpublished, published]).slug == "rtx"
+    assert default_accelerator([published, unpublished]).slug == "rtx"  # deterministic: not the catalog order
+    # Not at any cost: a smaller accelerator, or a better verdict tier, still comes first.
+    assert default_accelerator([_accelerator_row("small", 16, "fits"), published]).slug == "small"
+    assert default_accelerator([_accelerator_row("b60", 24, "fits"),
+                                _accelerator_row("tight", 24, "tight", tflops=1.0)]).slug == "b60"
+    # Between two published ones, the cheaper as before.
+    assert default_accelerator([published, _accelerator_row("cheap", 24, "fits", price=900, tflops=1.0)]
+                               ).slug == "cheap"
+
+
+def test_a_model_page_shows_prefill_on_its_default_accelerator(client):
+    body = client.get("/en/model/qwen3-32b/").content.decode()
+    speed = body.split('id="speed"', 1)[1].split("</section>", 1)[0]
+    assert "not published" not in speed and "TTFT" in speed
