@@ -85,13 +85,15 @@ def test_headroom_is_usable_minus_what_the_gpu_holds_and_the_page_says_so(client
 
 def test_context_table_marks_follow_the_verdict_at_that_context(client):
     """The table used "total ≤ usable" while the fit card uses the GPUs' demand: 64K was ✗ in the table of
-    gemma-3-27b on an RTX 4090 and "Tight headroom" on the 64K page itself."""
+    gemma-3-27b on an RTX 4090 and "Tight headroom" on the 64K page itself; and a tight fit read "✓ fits" where
+    the page at that context says "Tight headroom": "!" marks it, with the word "tight"."""
     text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
-    rows = dict(re.findall(r"\(([\d,]+)\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB ([✓✗])", text))
-    assert rows["65,536"] == "✓" and rows["131,072"] == "✗"
+    rows = dict(re.findall(r"\(([\d,]+)\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB ([✓✗!])", text))
+    assert rows["65,536"] == "!" and rows["131,072"] == "✗"
     for context, mark in rows.items():
         page = text_of(client, url("gemma-3-27b-it", "rtx-4090", query=f"context={context.replace(',', '')}"))
         assert ("Exceeds available GPU memory" in page) == (mark == "✗"), context
+        assert ("Tight headroom" in page) == (mark == "!"), context
 
 
 @pytest.mark.parametrize("lang, sentence", [

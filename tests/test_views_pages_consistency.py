@@ -180,3 +180,11 @@ def test_a_model_page_shows_prefill_on_its_default_accelerator(client):
     body = client.get("/en/model/qwen3-32b/").content.decode()
     speed = body.split('id="speed"', 1)[1].split("</section>", 1)[0]
     assert "not published" not in speed and "TTFT" in speed
+
+
+def test_the_model_tables_decode_column_sorts_upper_bounds_by_value(client):
+    """A model without its layer count has "≤" on every row of its own table: they sort by value too."""
+    body = client.get("/en/model/cohere-command-a-111b/?sort=decode&order=desc").content.decode()
+    table = body.split('id="table"', 1)[1]
+    speeds = [float(value.replace(",", "")) for value in re.findall(r'<td class="num">≤ ([\d.,]+) tok/s</td>', table)]
+    assert len(speeds) > 40 and speeds == sorted(speeds, reverse=True)
