@@ -18,7 +18,11 @@ class ChartPoint:
     y: float
     context: int
     gib: float  # what the GPUs hold at this context
-    fits: bool
+    verdict: str  # the engine's verdict at this context (fit.verdict_for): "fits", "tight", "unified" or "exceeds"
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict != "exceeds"
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,11 @@ def _nice_step(span: float, target_ticks: int = 5) -> float:
     return 10 * magnitude
 
 
-def vram_chart(points: list[tuple[int, float, bool]], usable_gib: float, *, width: int = 640,
+def vram_chart(points: list[tuple[int, float, str]], usable_gib: float, *, width: int = 640,
                height: int = 280) -> VramChart:
     """Memory the GPUs hold against context (log₂ x axis) with the accelerator's usable memory as a horizontal
-    line; each point is (context, GiB, whether the engine's verdict at that context lets it run)."""
+    line; each point is (context, GiB, the engine's verdict at that context: a tight fit is marked as tight, as the
+    report's fit card says it)."""
     left, right, top, bottom = 56, 16, 16, 36
     plot_w, plot_h = width - left - right, height - top - bottom
     contexts = [c for c, _, _ in points]
@@ -75,7 +80,7 @@ def vram_chart(points: list[tuple[int, float, bool]], usable_gib: float, *, widt
     def y_of(gib: float) -> float:
         return top + plot_h - gib / y_max * plot_h
 
-    chart_points = tuple(ChartPoint(round(x_of(c), 1), round(y_of(t), 1), c, t, fits) for c, t, fits in points)
+    chart_points = tuple(ChartPoint(round(x_of(c), 1), round(y_of(t), 1), c, t, verdict) for c, t, verdict in points)
     line = " ".join(f"{'M' if i == 0 else 'L'}{p.x},{p.y}" for i, p in enumerate(chart_points))
     base_y = top + plot_h
     area = f"{line} L{chart_points[-1].x},{base_y} L{chart_points[0].x},{base_y} Z"

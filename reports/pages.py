@@ -187,11 +187,14 @@ class AcceleratorRow:
     hardware_url: str
     runs: bool = True  # MemoryPlan.runs at SHORT_CONTEXT (decode_tok_s is None when it does not)
     opening: Scenario = DEFAULT_SCENARIO  # the report's defaults there (vLLM where llama.cpp does not run)
+    table: Scenario = DEFAULT_SCENARIO  # the table's configuration (table_scenario: the model's own llama.cpp format)
+    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the totals
 
     @property
     def differs_from_table(self) -> bool:
-        """This row is sized with another engine or format than the table's heading names."""
-        return (self.opening.engine, self.opening.quant) != (DEFAULT_SCENARIO.engine, DEFAULT_SCENARIO.quant)
+        """This row is sized with another engine or format than the table's heading names: llama.cpp has no backend
+        here (vLLM), or its backend does not run the table's format (CANN: Q4_0, Q8_0, F16)."""
+        return (self.opening.engine, self.opening.quant) != (self.table.engine, self.table.quant)
 
     @property
     def fits(self) -> bool:
@@ -207,6 +210,13 @@ MODEL_TABLE_COLUMNS = (
     Column("decode", lambda row: row.decode_tok_s, descending_first=True),
     Column("verdict", lambda row: _rank(row.verdict)),
 )
+
+
+def table_scenario(model: ModelSpec) -> Scenario:
+    """The model table's configuration: the model's own default llama.cpp format on any accelerator
+    (estimate.default_quant: Q4_K_M, or the file the catalog's GGUF repository publishes where it has no Q4_K_M,
+    as gpt-oss's MXFP4_MOE), an FP16 KV cache, one sequence. Rows whose report opens otherwise say why."""
+    return default_scenario(model, None, "llama.cpp")
 
 
 def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterCount, *, report_url: str,
@@ -228,7 +238,8 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         total_short_bytes=short.fit.required_bytes if short else None,
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, hardware), report_url=report_url,
-        hardware_url=hardware_url, runs=short.runs if short else True, opening=opening)
+        hardware_url=hardware_url, runs=short.runs if short else True, opening=opening,
+        table=table_scenario(model), total_lower_bound=not kv_cache_known(model))
 
 
 def _unsizable(model: ModelSpec, hardware: HardwareSpec) -> str | None:
@@ -245,15 +256,22 @@ def _row_verdict(plan: MemoryPlan | None) -> str | None:
 def default_accelerator(rows: Sequence[AcceleratorRow]) -> HardwareSpec:
     """The accelerator the model page shows the model on.
 
-    The smallest accelerator (by memory, then price, then the faster one) on which the model fits comfortably
-    ("fits" or unified memory), as the cheapest way to run it at the default configuration; failing that the
-    smallest with a tight fit; and when nothing holds it, the largest accelerator, whose report shows how far off
-    it is and what to change. For GLM-4.5 this is the Instinct MI325X 256GB, the accelerator the seed page shows.
-    Accelerators sized at the table's engine and format come first (see the loop).
+    The smallest accelerator (by memory) on which the model fits comfortably ("fits" or unified memory), as the
+    cheapest way to run it at the default configuration; failing that the smallest with a tight fit; and when
+    nothing holds it, the largest accelerator, whose report shows how far off it is and what to change. For GLM-4.5
+    this is the Instinct MI325X 256GB, the accelerator the seed page shows. Accelerators sized at the table's engine
+    and format come first (see the loop).
+
+    Among accelerators of the same memory (equally suitable: the same verdict tier and size), one whose FP16 TFLOPS
+    are published comes first, so the page can show the prefill speed and time to first token (the Arc Pro B60's
+    "Prefill: not published" hid them on 17 model pages beside an RTX 4090 of the same 24 GB); then the cheaper (a
+    known price before an unknown one), the faster (bandwidth), and the slug, so the choice is deterministic.
     """
     def size(row: AcceleratorRow) -> tuple:
-        price = row.hardware.price_usd
-        return row.hardware.memory_gb, price is None, price or 0.0, -row.hardware.bandwidth_gbs, row.hardware.slug
+        hardware = row.hardware
+        price = hardware.price_usd
+        return (hardware.memory_gb, hardware.fp16_tflops is None, price is None, price or 0.0,
+                -hardware.bandwidth_gbs, hardware.slug)
 
     # Rows sized at the table's own engine and format first: the page says "holds it … at Q4_K_M", and an
     # accelerator whose backend runs only Q4_0 (Ascend under CANN) would show other figures than that sentence.
@@ -297,6 +315,16 @@ class ModelPage:
     @property
     def default_report_url(self) -> str:
         return report_path(self.model.slug, self.hardware.slug)
+
+    @cached_property
+    def table_quant(self) -> str:
+        """The format the table's heading, status line and the default accelerator's sentence name."""
+        return table_scenario(self.model).quant
+
+    @property
+    def total_lower_bound(self) -> bool:
+        """The KV cache is unknown: every total leaves it out, and is shown as a lower bound ("≥")."""
+        return not kv_cache_known(self.model)
 
     @cached_property
     def vendors(self) -> list[str]:
@@ -379,9 +407,9 @@ HARDWARE_TABLE_COLUMNS = (
     Column("params", lambda row: row.params_total, descending_first=True),
     Column("format", lambda row: row.ladder_rank),
     Column("total", lambda row: row.required_bytes),
-    # An upper bound ("≤", layer count unknown) is not comparable with an estimate: it sorts with the unknowns.
-    Column("decode", lambda row: None if row.speed_upper_bound else (row.decode_tok_s or row.offload_decode_tok_s),
-           descending_first=True),
+    # An upper bound ("≤", layer count unknown) sorts by its value among the estimates: the "≤" beside it already
+    # says what it is, and listed after every estimate in both directions a 427 tok/s bound read as the slowest.
+    Column("decode", lambda row: row.decode_tok_s or row.offload_decode_tok_s, descending_first=True),
     # Within a verdict the larger models first: the table opens on the largest models that fit (sorted by size
     # alone it opened on 1-2.8 T models that exceed a 24 GB card).
     Column("verdict", lambda row: _verdict_then_size(row)),
@@ -608,14 +636,6 @@ class HardwarePage:
         column = next(c for c in HARDWARE_TABLE_COLUMNS if c.key == self.state.sort)
         return sorted_rows(rows, column, descending=self.state.descending)
 
-    @property
-    def bounds_listed_last(self) -> int:
-        """How many rows of a table sorted by decode speed have only an upper bound ("≤"), which sorts after the
-        estimates: the page says so, or a 400 tok/s bound at the bottom reads as the slowest."""
-        if self.state.sort != "decode":
-            return 0
-        return sum(1 for row in self.table if row.speed_upper_bound)
-
     @cached_property
     def sort_links(self) -> dict[str, SortLink]:
         return sort_links(self.state, HARDWARE_TABLE_COLUMNS)
@@ -691,6 +711,7 @@ class FittingModel:
     verdict: str
     report_url: str
     speed_upper_bound: bool = False  # ModelSpec.layer_count_known is False: "≤" before the decode speed
+    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the total
 
 
 @dataclass(frozen=True)
@@ -740,7 +761,7 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
                                                    plan.fit.verdict,
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,
-                                                   not model.layer_count_known)))
+                                                   not model.layer_count_known, plan.kv is None)))
     fitting.sort(key=lambda item: (-item[0], item[1].name))
     # The hardware page lists every model in the same configuration (its table's GPU count and engine).
     configured = urlencode({"gpus": gpus, "engine": engine}) if gpus > 1 else ""

@@ -105,10 +105,15 @@ def report_path(model_slug: str, hardware_slug: str) -> str:
 class ContextPoint:
     context: int
     required_bytes: float
-    kv_bytes: float
+    kv_bytes: float | None  # None: the KV cache is not known (shown as such, not as 0.00 GiB)
     gpu_bytes: float  # what the GPUs must hold (FitResult.gpu_demand_bytes): the chart plots this against usable
-    fits: bool  # the plan's verdict, as the report's own fit card would give it at this context
+    verdict: str  # the plan's verdict (fit.verdict), as the report's own fit card gives it at this context
     beyond_limit: bool = False  # above the model's max_context (the chart reaches 128K for every model)
+
+    @property
+    def fits(self) -> bool:
+        """Held by the GPUs, tightly or not (FitResult.fits)."""
+        return self.verdict != "exceeds"
 
 
 @dataclass(frozen=True)
@@ -183,6 +188,12 @@ class ReportPage:
     def speed_upper_bound(self) -> bool:
         """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
         return not self.model.layer_count_known
+
+    @property
+    def total_lower_bound(self) -> bool:
+        """The KV cache is not known (no shapes, no sourced family member): every total leaves it out and is shown
+        as a lower bound ("≥ 63.55 GiB"), as the hardware table and the FAQ's "needs at least" do."""
+        return not kv_cache_known(self.model)
 
     @property
     def hf_max_file_bytes(self) -> float:
@@ -706,8 +717,8 @@ class ReportPage:
             except SizingError:
                 continue
             points.append(ContextPoint(context, plan.fit.required_bytes,
-                                       plan.kv.total_bytes if plan.kv is not None else 0.0,
-                                       plan.fit.gpu_demand_bytes, plan.fit.fits,
+                                       plan.kv.total_bytes if plan.kv is not None else None,
+                                       plan.fit.gpu_demand_bytes, plan.fit.verdict,
                                        bool(self.model.max_context) and context > self.model.max_context))
         return points
 
@@ -717,7 +728,7 @@ class ReportPage:
         if len(points) < 2:
             return None
         usable = self.estimate.memory.usable_bytes_all_gpus / GIB
-        return vram_chart([(p.context, p.gpu_bytes / GIB, p.fits) for p in points], usable)
+        return vram_chart([(p.context, p.gpu_bytes / GIB, p.verdict) for p in points], usable)
 
     # ---- section 14
     @cached_property

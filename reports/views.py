@@ -27,6 +27,7 @@ from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
 from reports.forms import CUSTOM_HARDWARE_SLUG, KV_REPLACED_PARAMETER, ConfigSubmitForm, CustomHardwareForm
 from reports.report import ReportPage, ReportRoute, build_report
+from reports.sizing.estimate import kv_cache_known
 from reports.sizing.specs import HardwareSpec, ModelSpec
 from reports.templatetags.seo import absolute_url
 
@@ -335,6 +336,7 @@ def compare(request: HttpRequest, model_slug: str) -> HttpResponse:
                "hidden_fields": [field for field in kept if not field.errors and field.value() not in (None, "")],
                "cost_inputs": form.cost_inputs() if form.is_valid() else {},
                "speed_upper_bound": not model.layer_count_known,
+               "total_lower_bound": not kv_cache_known(model),  # its totals leave the KV cache out: "≥"
                "columns": columns, "hardware": sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.name)),
                "slots": [(slot, choices[slot] if slot < len(choices) else None) for slot in range(MAX_COMPARED)],
                "counts": (1, 2, 4, 8),

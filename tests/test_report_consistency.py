@@ -85,13 +85,15 @@ def test_headroom_is_usable_minus_what_the_gpu_holds_and_the_page_says_so(client
 
 def test_context_table_marks_follow_the_verdict_at_that_context(client):
     """The table used "total ≤ usable" while the fit card uses the GPUs' demand: 64K was ✗ in the table of
-    gemma-3-27b on an RTX 4090 and "Tight headroom" on the 64K page itself."""
+    gemma-3-27b on an RTX 4090 and "Tight headroom" on the 64K page itself; and a tight fit read "✓ fits" where
+    the page at that context says "Tight headroom": "!" marks it, with the word "tight"."""
     text = text_of(client, url("gemma-3-27b-it", "rtx-4090"))
-    rows = dict(re.findall(r"\(([\d,]+)\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB ([✓✗])", text))
-    assert rows["65,536"] == "✓" and rows["131,072"] == "✗"
+    rows = dict(re.findall(r"\(([\d,]+)\) [\d.]+ GiB [\d.]+ GiB [\d.]+ GiB ([✓✗!])", text))
+    assert rows["65,536"] == "!" and rows["131,072"] == "✗"
     for context, mark in rows.items():
         page = text_of(client, url("gemma-3-27b-it", "rtx-4090", query=f"context={context.replace(',', '')}"))
         assert ("Exceeds available GPU memory" in page) == (mark == "✗"), context
+        assert ("Tight headroom" in page) == (mark == "!"), context
 
 
 @pytest.mark.parametrize("lang, sentence", [
@@ -752,14 +754,18 @@ def test_meta_descriptions_fit_a_search_result(client, lang):
             assert len(title) <= 65, (path, len(title), title)
 
 
-def test_upper_bound_speeds_sort_after_estimates(client):
-    text = text_of(client, "/en/hardware/h100-80gb-sxm/?sort=decode&order=desc")
-    speeds = re.findall(r"([≤~])\s?[\d,.]+ tok/s", text[text.index("Parameters"):])
-    assert "≤" in speeds and speeds.index("≤") > speeds.index("~")
-    assert all(mark == "≤" for mark in speeds[speeds.index("≤"):])  # the bounds come after every estimate
-    # … and the page says so (a 427 tok/s bound at the bottom read as the slowest model).
-    assert f"The {speeds.count('≤')} speeds marked ≤ are upper bounds" in text
-    assert "marked ≤" not in text_of(client, "/en/hardware/h100-80gb-sxm/?sort=total")
+@pytest.mark.parametrize("lang, order", [("en", "desc"), ("en", "asc"), ("de", "desc"), ("de", "asc")])
+def test_upper_bound_speeds_sort_by_their_value_among_the_estimates(client, lang, order):
+    """A "≤ 427 tok/s" bound (a model without its layer count) sorted after "~0.271 tok/s" in both directions and
+    read as the slowest: it sorts by its value, and its "≤" says it is a bound."""
+    text = text_of(client, f"/{lang}/hardware/rtx-4090/?sort=decode&order={order}")
+    table = text[text.index("Parameter"):]
+    found = re.findall(r"([≤~])\s?([\d,.]+) tok/s", table)
+    group, decimal = (".", ",") if lang == "de" else (",", ".")
+    speeds = [float(value.replace(group, "").replace(decimal, ".")) for _, value in found]
+    assert "≤" in {mark for mark, _ in found} and "~" in {mark for mark, _ in found}
+    assert speeds == sorted(speeds, reverse=order == "desc")
+    assert "listed after" not in text
 
 
 def test_internal_seed_citations_read_as_the_earlier_edition(client):

@@ -49,15 +49,16 @@ def test_model_page_renders_in_both_languages(client, lang):
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_model_page_has_the_reports_blocks_for_its_accelerator(client, lang):
-    """Seed 001 shows, for the default accelerator, recommended hardware, launch commands, the simulator, cloud
-    prices with rent vs. buy, fine-tuning memory, engineering notes and memory by context; ids appear once."""
+    """Seed 001 shows, for the default accelerator, the same blocks as the report: how it was computed, recommended
+    hardware, launch commands, the simulator, cloud prices with rent vs. buy, fine-tuning memory, engineering notes,
+    memory by context and the quantization matrix; ids appear once."""
     body = client.get(f"/{lang}/model/glm-4-5/").content.decode()
-    for section in ("recommend", "launch", "simulator", "cloud", "finetune", "notes", "chart"):
+    for section in ("fit", "speed", "how", "recommend", "launch", "simulator", "cloud", "finetune", "notes", "chart",
+                    "matrix"):
         assert body.count(f'id="{section}"') == 1, section
     assert "llama-server -hf unsloth/GLM-4.5-GGUF:Q4_K_M" in body
     assert "js/report" in body  # the simulator's and copy buttons' script
-    for section in ("matrix", "faq", "how"):  # the long derivation stays on the full report
-        assert f'id="{section}"' not in body
+    assert 'id="faq"' not in body  # the FAQ and its FAQPage JSON-LD stay on the report's own URL
 
 
 def test_model_page_uses_german_number_format(client):
