@@ -63,7 +63,7 @@ def test_a_model_table_is_sized_at_the_models_own_format_and_notes_only_real_dif
     body = client.get(f"/{lang}/model/{slug}/").content.decode()
     heading = re.search(r'<h2 id="table-heading">(.*?)</h2>', body).group(1)
     assert heading.endswith("(MXFP4_MOE)"), heading
-    status = html.unescape(re.search(r'<p class="muted" role="status">(.*?)</p>', body, re.S).group(1))
+    status = html.unescape(re.search(r'<p class="muted table-summary">(.*?)</p>', body, re.S).group(1))
     assert ("Totals at MXFP4_MOE" if lang == "en" else "MXFP4_MOE") in status and "Q4_K_M" not in status
     assert "Q4_K_M" not in re.search(r'id="default-heading".*?</p>', body, re.S).group(0)
     table = body.split('id="table"', 1)[1]

@@ -262,9 +262,18 @@
     if (!document.querySelector('#details[aria-busy="true"]')) { openSections = null; }  // the details are in
   });
 
+  // The model and hardware tables: their summary line ("12 of 49 accelerators shown; …") is announced from the
+  // live region outside the table, which stays in the page while htmx swaps the table.
+  function announceTable() {
+    var status = document.getElementById("table-status");
+    var summary = document.querySelector("#table .table-summary");
+    if (status && summary) { status.textContent = summary.textContent.replace(/\s+/g, " ").trim(); }
+  }
+
   document.addEventListener("htmx:afterSwap", function (event) {
     setup(event.target);
     syncFieldErrors();
     if (event.target.id === "results") { announceVerdict(); }
+    if (event.target.id === "table") { announceTable(); }
   });
 })();

@@ -99,12 +99,13 @@ def test_enter_in_the_search_sends_one_request(page, lang):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_a_hardware_table_for_eight_gpus_under_vllm_swaps_in_place(page, lang):
     page.goto(f"/{lang}/hardware/h100-80gb-sxm/")
-    status = page.locator("#table [role=status]")
+    status = page.locator("#table .table-summary")
     before = status.inner_text()
     with page.expect_response(lambda response: "gpus=8" in response.url):
         page.select_option("#filter-gpus", "8")
     expect(status).not_to_have_text(before)
     assert "8 × H100 80GB SXM" in status.inner_text()
+    expect(page.locator("#table-status")).to_contain_text("8 × H100 80GB SXM")  # and announced
     expect(page.locator("h1")).to_contain_text("8 × H100 80GB SXM")  # the heading and the lead come along
     expect(page.locator("#hardware-lead")).to_contain_text("8 × H100 80GB SXM")
     with page.expect_response(lambda response: "engine=vllm" in response.url):
@@ -170,3 +171,19 @@ def test_the_language_switch_keeps_a_typed_search(page, lang):
     assert re.search(rf"/{other}/search/\?model=gemma", page.url)
     expect(page.locator("#pick-model")).to_have_value("gemma 3 27")
     expect(page.locator("main a[href*='/model/gemma-3-27b-it/']").first).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_filtered_table_is_announced_from_a_live_region_that_stays(page, lang):
+    """The table's role="status" line was swapped out with the table: screen readers often announce nothing from
+    a live region inserted with its text. The region now stays outside the table and takes each new summary."""
+    page.goto(f"/{lang}/model/llama-3-1-8b-instruct/")
+    status = page.locator("#table-status")
+    expect(status).to_have_count(1)
+    handle = status.element_handle()
+    with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"):
+        page.locator(".table-filter input[type=checkbox]").first.check()
+    summary = page.locator("#table .table-summary")
+    expect(status).to_have_text(re.sub(r"\s+", " ", summary.inner_text()).strip())
+    assert page.evaluate("(element) => element.isConnected", handle)  # the same element, not a new one
+    assert page.locator("#table [role=status]").count() == 0
