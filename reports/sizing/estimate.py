@@ -29,6 +29,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from .economics import ServingCost
@@ -66,7 +67,7 @@ from .runtime import (
     VLLM_QUANTIZED_MOE_MODELLED_KV_GIB, VLLM_QUANTIZED_MOE_SOURCE, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown,
     llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults,
 )
-from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers, scenario_with
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
     DESKTOP_MAX_RAM_BYTES,
@@ -533,6 +534,8 @@ def includes_mtp(model: ModelSpec, scenario: Scenario) -> bool:
 
 
 _SPEED_ONLY_DEFAULTS = {"depth": Scenario.depth, "prompt": Scenario.prompt, "system_ram_bandwidth_gbs": None}
+_SPEED_ONLY_FIELDS = attrgetter(*_SPEED_ONLY_DEFAULTS)
+_SPEED_ONLY_DEFAULT_VALUES = tuple(_SPEED_ONLY_DEFAULTS.values())
 
 
 def memory_scenario(scenario: Scenario) -> Scenario:
@@ -540,9 +543,10 @@ def memory_scenario(scenario: Scenario) -> Scenario:
     (throughput.py) and never a byte of the plan (no module of weights, kv_cache, runtime or fit reads them), so the
     plans of one configuration at different depths (the speed cards at the visitor's --depth, the cost priced at
     half the context) are one plan, computed once. tests/test_fitting_plan.py checks that they are equal."""
-    if all(getattr(scenario, name) == value for name, value in _SPEED_ONLY_DEFAULTS.items()):
+    # One tuple comparison: a page asks this of ~250 scenarios, most of them already at the defaults.
+    if _SPEED_ONLY_FIELDS(scenario) == _SPEED_ONLY_DEFAULT_VALUES:
         return scenario
-    return replace(scenario, **_SPEED_ONLY_DEFAULTS)
+    return scenario_with(scenario, **_SPEED_ONLY_DEFAULTS)
 
 
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
@@ -853,7 +857,9 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)
     share = vllm_memory_share(hardware, scenario)  # unified memory: what the system leaves free
-    runtime = runtime_memory(model, replace(scenario, gpu_memory_utilization=share),
+    at_share = scenario if share == scenario.gpu_memory_utilization else scenario_with(
+        scenario, gpu_memory_utilization=share)
+    runtime = runtime_memory(model, at_share,
                              weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
                              backend=hardware.backend, hpu=vllm_platform(hardware) == "intel-gaudi")
@@ -1230,7 +1236,7 @@ def estimate(
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
     costs = _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
-    _, local = decode_speeds(model, hardware, replace(scenario, depth=cost_depth(scenario)), plan, params)
+    _, local = decode_speeds(model, hardware, scenario_with(scenario, depth=cost_depth(scenario)), plan, params)
     cost = min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
     batch_cost = min(costs, key=lambda cost: (cost.batch_usd_per_mtok, *offer_order(cost.offer)), default=None)
     finetune = _finetune(model, params.total)
@@ -1300,7 +1306,8 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return _costs_on_offers(model, replace(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog)
+    return _costs_on_offers(model, scenario_with(scenario, offload_pct=None, depth=cost_depth(scenario)), offers,
+                            catalog)
 
 
 def offer_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
@@ -1336,12 +1343,12 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
         accelerator = by_slug.get(offer.accelerator_slug)
         if not _offer_fits(model, accelerator, scenario, offer):
             continue
-        on_offer = replace(scenario, gpus=offer.gpu_count)
+        on_offer = scenario_with(scenario, gpus=offer.gpu_count)
         plan = plan_memory(model, accelerator, on_offer)
         decode, aggregate = decode_speeds(model, accelerator, on_offer, plan, params)
         # A prompt (input) token is priced at the offer's own prefill speed of the scenario's prompt from an empty
         # cache, as the output token is at its own decode speed (None without published FP16 TFLOPS).
-        prefill = estimate_speeds(model, accelerator, replace(on_offer, depth=0), plan, params).prefill
+        prefill = estimate_speeds(model, accelerator, scenario_with(on_offer, depth=0), plan, params).prefill
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
                                           accelerator_name=accelerator.name, depth=scenario.depth,
@@ -1358,7 +1365,7 @@ def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Sc
                 offer: CloudOfferSpec) -> bool:
     if accelerator is None:
         return False  # the offer names an accelerator outside the catalog
-    return fits(model, accelerator, replace(scenario, gpus=offer.gpu_count))
+    return fits(model, accelerator, scenario_with(scenario, gpus=offer.gpu_count))
 
 
 def _gib(value: float) -> str:
@@ -1500,7 +1507,7 @@ def _dsv4_compute_buffer_note(model: ModelSpec, scenario: Scenario, plan: Memory
             or scenario.n_ubatch >= DSV4_LARGE_UBATCH):
         return None
     here = plan.runtime.term("compute buffer").bytes / GIB
-    larger = llama_cpp_buffers(model, replace(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
+    larger = llama_cpp_buffers(model, scenario_with(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
     if larger <= here:
         return None
     return Note("dsv4_compute_buffer",

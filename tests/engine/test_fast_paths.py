@@ -1,0 +1,47 @@
+"""The engine's shortcuts on its hot paths (an uncached report page sizes ~50 plans): each gives exactly what the
+plain computation it replaces gives."""
+
+from dataclasses import fields, replace
+
+import pytest
+
+from reports.sizing.estimate import memory_scenario
+from reports.sizing.specs import Scenario, scenario_with
+
+# A value of the right type for every field, each different from its default.
+CHANGED = {"quant": "BF16", "context": 32768, "batch": 4, "kv_dtype": "q8_0", "engine": "vllm", "gpus": 2,
+           "offload_pct": 25.0, "depth": 1000, "prompt": 512, "gpu_memory_utilization": 0.8, "max_num_seqs": 64,
+           "max_num_batched_tokens": 4096, "flash_attention": False, "n_ubatch": 1024, "swa_full": True,
+           "system_ram_bandwidth_gbs": 60.0, "extra": {"note": 1}}
+
+
+def test_changed_covers_every_field():
+    assert set(CHANGED) == {f.name for f in fields(Scenario)}
+
+
+@pytest.mark.parametrize("name", sorted(CHANGED))
+def test_scenario_with_is_dataclasses_replace(name):
+    base = Scenario(quant="Q8_0", context=4096, offload_pct=10.0)
+    fast, plain = scenario_with(base, **{name: CHANGED[name]}), replace(base, **{name: CHANGED[name]})
+    assert type(fast) is Scenario
+    assert fast.__dict__ == plain.__dict__ and fast == plain and hash(fast) == hash(plain)
+    assert base == Scenario(quant="Q8_0", context=4096, offload_pct=10.0)  # the original is untouched
+
+
+def test_scenario_with_all_fields_at_once_and_none():
+    base = Scenario()
+    assert scenario_with(base, **CHANGED).__dict__ == replace(base, **CHANGED).__dict__
+    assert scenario_with(base) == base and scenario_with(base) is not base
+
+
+def test_scenario_with_refuses_an_unknown_field():
+    with pytest.raises(TypeError, match="no field depht"):
+        scenario_with(Scenario(), depht=5)
+
+
+def test_memory_scenario_keeps_a_scenario_at_the_speed_defaults():
+    scenario = Scenario(context=65536, gpus=2)
+    assert memory_scenario(scenario) is scenario
+    at_depth = scenario_with(scenario, depth=100, prompt=512, system_ram_bandwidth_gbs=80.0)
+    assert memory_scenario(at_depth) == scenario
+    assert memory_scenario(scenario_with(scenario, system_ram_bandwidth_gbs=80.0)) == scenario
