@@ -927,8 +927,9 @@ def _read_bytes(model: ModelSpec, plan: MemoryPlan, depth: int) -> _ReadBytes:
     else:
         layout = plan.layout
         assert layout is not None
-        experts = sum(block.expert_bytes for block in layout.blocks)
-        dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
+        # The layout's cached per-block tuples (fit._loads reads them too): the same sums, without a generator.
+        experts = sum(layout.expert_bytes_by_block)
+        dense = sum(layout.other_bytes_by_block) + layout.output_bytes
         if layout.estimated:
             share = 0.0  # the pseudo-block's "experts" are the bytes a token does not read
     kv_read = kv_bytes_read(plan.kv, depth)

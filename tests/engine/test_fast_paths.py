@@ -45,3 +45,24 @@ def test_memory_scenario_keeps_a_scenario_at_the_speed_defaults():
     at_depth = scenario_with(scenario, depth=100, prompt=512, system_ram_bandwidth_gbs=80.0)
     assert memory_scenario(at_depth) == scenario
     assert memory_scenario(scenario_with(scenario, system_ram_bandwidth_gbs=80.0)) == scenario
+
+
+def test_cached_calibrations_follow_swapped_constants(monkeypatch):
+    """The fits (bench/throughput_accuracy.py, bench/vllm_prefill_accuracy.py) swap the calibration constants: the
+    cached calibrations are keyed on them, so a swapped constant is never answered from the cache."""
+    from reports.sizing import throughput
+    from reports.sizing.specs import HardwareSpec
+
+    gpu = HardwareSpec(slug="g", name="G", vendor="NVIDIA", memory_gb=24, bandwidth_gbs=1000, architecture="ada")
+    mi300x = HardwareSpec(slug="m", name="M", vendor="AMD", memory_gb=192, bandwidth_gbs=5300, backend="rocm",
+                          architecture="cdna3")
+    assert throughput.vllm_calibration(gpu).compute_efficiency == throughput.VLLM_PREFILL_EFFICIENCY
+    monkeypatch.setattr(throughput, "VLLM_PREFILL_EFFICIENCY", 0.31)
+    assert throughput.vllm_calibration(gpu).compute_efficiency == 0.31
+    swapped = replace(throughput.CALIBRATION["cuda"], layer_overhead_s=987e-6)
+    monkeypatch.setitem(throughput.CALIBRATION, "cuda", swapped)
+    assert throughput.calibration_for(gpu) is swapped
+    assert throughput.vllm_calibration(gpu) == replace(swapped, compute_efficiency=0.31)
+    rocm = throughput.calibration_for(mi300x)
+    assert rocm == replace(throughput.CALIBRATION["rocm"], compute_efficiency=(
+        throughput.ROCBLAS_FALLBACK_EFFICIENCY.get("cdna3", throughput.CALIBRATION["rocm"].compute_efficiency)))
