@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any
@@ -112,8 +112,25 @@ MAX_GPUS = 1_024
 # --------------------------------------------------------------------------------------------------------------
 
 
+# Every field of a scenario but ``extra``, which nothing reads.
+_SCENARIO_VALUES = attrgetter(*(f.name for f in fields(Scenario) if f.compare))
+
+
 def validate_scenario(scenario: Scenario) -> None:
-    """Raise SizingError naming the option for any value the engine cannot size."""
+    """Raise SizingError naming the option for any value the engine cannot size.
+
+    A page validates the same scenario for many of its links: a valid one is remembered, keyed on the scenario and
+    the exact type of each field, since equal values of another type may be refused (8192.0 == 8192 is no whole
+    number of tokens, True == 1 no batch)."""
+    types = tuple(map(type, _SCENARIO_VALUES(scenario)))
+    try:
+        _validate_scenario(scenario, types)
+    except TypeError:  # an unhashable value (no form or option makes one): checked uncached, refused by its option
+        _validate_scenario.__wrapped__(scenario, types)
+
+
+@lru_cache(maxsize=4096)  # lru_cache keeps no exception: a refused scenario is checked again, with its message
+def _validate_scenario(scenario: Scenario, types: tuple[type, ...]) -> None:
     _require_int_range(scenario.context, "--context", 1, MAX_CONTEXT)
     _require_int_range(scenario.batch, "--batch", 1, MAX_BATCH)
     _require_int_range(scenario.gpus, "--gpus", 1, MAX_GPUS)
@@ -256,6 +273,7 @@ def vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> float:
 VLLM_LARGEST_SHARE = 0.99
 
 
+@lru_cache(maxsize=1024)  # the accelerator's own figure: every vLLM fit on it asks
 def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
     """The largest two-decimal --gpu-memory-utilization vLLM starts with here: on a discrete GPU the share must leave
     the device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it;
@@ -338,7 +356,10 @@ def engines_on(hardware: HardwareSpec) -> tuple[str, ...]:
 def default_engine(hardware: HardwareSpec) -> str:
     """The engine a page on this accelerator opens with: llama.cpp, which runs every GGUF format from one file,
     unless it has no backend there (Gaudi, Cambricon, Kunlunxin, MetaX: vLLM through their builds)."""
-    return next(iter(engines_on(hardware)), ENGINES[0])
+    for engine in ENGINES:  # the first of engines_on, without asking the others (a page asks this ~75 times)
+        if engine_runs_on(engine, hardware):
+            return engine
+    return ENGINES[0]
 
 
 # The weight format of a model's released checkpoint (ModelSpec.native_dtype), as --quant names it; an FP32 release
@@ -616,6 +637,7 @@ def vllm_fp8_kv_flag(platform: str | None) -> str:
     return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
 
 
+@lru_cache(maxsize=1024)  # asked several times per fit (formats, memory share, vllm-gaudi's plan)
 def vllm_platform(hardware: HardwareSpec) -> str | None:
     """The column of vLLM's quantization table the accelerator is in ("vendor-build" for a catalog vendor that has
     none); None for the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats) and for

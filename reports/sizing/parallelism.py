@@ -229,7 +229,9 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
         _require_divides(spec.mamba.num_heads, tp, "Mamba heads")
 
 
-def _attention_shapes(spec: ModelSpec) -> list[AttentionShape]:
+# Both walk every layer and depend on the spec alone: cached, as a page checks ~85 tensor-parallel splits.
+@lru_cache(maxsize=512)
+def _attention_shapes(spec: ModelSpec) -> tuple[AttentionShape, ...]:
     """The softmax-attention shapes some layer uses (MLA layers are checked through spec.mla)."""
     mixers = {layer.mixer for layer in spec.layers}
     uses_main = ("full" in mixers and spec.mla is None) or "chunked" in mixers or (
@@ -237,10 +239,11 @@ def _attention_shapes(spec: ModelSpec) -> list[AttentionShape]:
     shapes = [spec.attention] if uses_main and spec.attention is not None else []
     if "sliding" in mixers and spec.sliding_attention is not None:
         shapes.append(spec.sliding_attention)
-    return shapes
+    return tuple(shapes)
 
 
-def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
+@lru_cache(maxsize=512)
+def _intermediate_sizes(spec: ModelSpec) -> tuple[tuple[int, str], ...]:
     ffns = {layer.ffn for layer in spec.layers}
     sizes = []
     if "dense" in ffns and spec.intermediate_size:
@@ -251,7 +254,7 @@ def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
         shared = moe.shared_expert_intermediate_size or moe.num_shared_experts * moe.expert_intermediate_size
         if shared:
             sizes.append((shared, "shared-expert intermediate size"))
-    return sizes
+    return tuple(sizes)
 
 
 def _require_divides(count: int, tp: int, what: str) -> None:

@@ -66,3 +66,24 @@ def test_cached_calibrations_follow_swapped_constants(monkeypatch):
     rocm = throughput.calibration_for(mi300x)
     assert rocm == replace(throughput.CALIBRATION["rocm"], compute_efficiency=(
         throughput.ROCBLAS_FALLBACK_EFFICIENCY.get("cdna3", throughput.CALIBRATION["rocm"].compute_efficiency)))
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"context": 8192.0}, "--context must be a whole number"),
+    ({"batch": True}, "--batch must be a whole number"),
+    ({"gpus": 2.0}, "--gpus must be a whole number"),
+    ({"context": [8192]}, "--context must be a whole number"),  # unhashable: checked without the cache
+])
+def test_a_validated_scenario_does_not_validate_an_equal_one_of_other_types(changes, message):
+    """validate_scenario remembers valid scenarios keyed on each field's type too: 8192.0 == 8192 and True == 1,
+    but neither is a whole number of tokens, sequences or GPUs."""
+    from reports.sizing.errors import SizingError
+    from reports.sizing.estimate import validate_scenario
+
+    valid = Scenario(context=8192, batch=1, gpus=2)
+    validate_scenario(valid)
+    validate_scenario(valid)  # remembered
+    with pytest.raises(SizingError, match=message):
+        validate_scenario(scenario_with(valid, **changes))
+    with pytest.raises(SizingError, match=message):  # a refusal is never remembered as valid
+        validate_scenario(scenario_with(valid, **changes))
