@@ -417,6 +417,7 @@ def default_kv_dtype(model: ModelSpec, engine: str) -> str:
     return "fp8" if engine == "vllm" and model.compressed_attention is not None else Scenario.kv_dtype
 
 
+@lru_cache(maxsize=4096)  # a page opens ~50 links on the defaults of their model × accelerator
 def default_scenario(model: ModelSpec, hardware: HardwareSpec | None, engine: str | None = None) -> Scenario:
     """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
     default_kv_dtype; Scenario's defaults otherwise); hardware None: any accelerator (llama.cpp unless named)."""
@@ -1106,6 +1107,13 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
                     params: ParameterCount) -> Speeds:
     i = _speed_inputs(model, scenario, plan, params)
     decode, aggregate = decode_speeds(model, hardware, scenario, plan, params, i)
+    return Speeds(decode, aggregate, _prefill_speed(model, hardware, scenario, plan, params, i))
+
+
+def _prefill_speed(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                   params: ParameterCount, inputs: _SpeedInputs | None = None) -> PrefillSpeed:
+    """The prefill of estimate_speeds alone (an offer's prompt price needs no decode at an empty cache)."""
+    i = inputs or _speed_inputs(model, scenario, plan, params)
     k, experts = i.experts_per_token, i.num_experts
     mean_context = scenario.depth + scenario.prompt / 2
     # vLLM prefills in chunks of max_num_batched_tokens rows on its own kernels (throughput.py, "vLLM prefill");
@@ -1117,7 +1125,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": calibration,
                           "peak_tflops": peaks.gemm, "attention_peak_tflops": peaks.attention,
                           "expert_peak_tflops": peaks.experts}
-    prefill = prefill_speed(
+    return prefill_speed(
         flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,
         weight_bytes=i.reads.resident_weights, num_layers=i.num_layers,
         attention_flops_per_token=_attention_flops(i.shapes, mean_context),
@@ -1126,7 +1134,6 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=_speed_gpus(scenario), parallelism=i.parallelism,
         tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
         **engine_prefill)
-    return Speeds(decode, aggregate, prefill)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1371,7 +1378,7 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
         decode, aggregate = decode_speeds(model, accelerator, on_offer, plan, params)
         # A prompt (input) token is priced at the offer's own prefill speed of the scenario's prompt from an empty
         # cache, as the output token is at its own decode speed (None without published FP16 TFLOPS).
-        prefill = estimate_speeds(model, accelerator, scenario_with(on_offer, depth=0), plan, params).prefill
+        prefill = _prefill_speed(model, accelerator, scenario_with(on_offer, depth=0), plan, params)
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
                                           accelerator_name=accelerator.name, depth=scenario.depth,

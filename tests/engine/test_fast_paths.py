@@ -87,3 +87,22 @@ def test_a_validated_scenario_does_not_validate_an_equal_one_of_other_types(chan
         validate_scenario(scenario_with(valid, **changes))
     with pytest.raises(SizingError, match=message):  # a refusal is never remembered as valid
         validate_scenario(scenario_with(valid, **changes))
+
+
+@pytest.mark.parametrize("engine", ["llama.cpp", "vllm"])
+def test_an_offers_prefill_is_the_estimates(engine):
+    """_costs_on_offers prices a prompt with _prefill_speed alone: the prefill estimate_speeds computes."""
+    from bench.model_specs import QWEN3_30B_A3B
+    from reports.sizing.estimate import _prefill_speed, estimate_speeds, plan_memory
+    from reports.sizing.parameters import count_parameters
+    from reports.sizing.specs import HardwareSpec
+
+    h100 = HardwareSpec(slug="h100", name="H100", vendor="NVIDIA", memory_gb=80, bandwidth_gbs=3350,
+                        fp16_tflops=989, architecture="hopper", interconnect_gbs=900)
+    params = count_parameters(QWEN3_30B_A3B)
+    for scenario in (Scenario(engine=engine, quant="BF16" if engine == "vllm" else "Q4_K_M", gpus=2, batch=8),
+                     Scenario(engine=engine, quant="FP8" if engine == "vllm" else "Q8_0", context=32768, depth=0,
+                              prompt=8192, offload_pct=20.0)):
+        plan = plan_memory(QWEN3_30B_A3B, h100, scenario)
+        assert _prefill_speed(QWEN3_30B_A3B, h100, scenario, plan, params) == estimate_speeds(
+            QWEN3_30B_A3B, h100, scenario, plan, params).prefill
