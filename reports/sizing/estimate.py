@@ -472,10 +472,15 @@ def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenari
     """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
     compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
     it refuses). Shared by every accelerator with the same ``_demand_traits``."""
-    return _largest_gpu_demand(model, memory_scenario(scenario), _Traits(_demand_traits(hardware, scenario), hardware))
+    return _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
 
 
-def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
+@lru_cache(maxsize=1024)  # the accelerator's own traits: every fit on it under the engine asks them
+def _demand_key(hardware: HardwareSpec, engine: str) -> _Traits:
+    return _Traits(_demand_traits(hardware, engine), hardware)
+
+
+def _demand_traits(hardware: HardwareSpec, engine: str) -> tuple:
     """What of an accelerator the GPUs' demand (fit.Placement.demand_per_gpu: before automatic offload) depends
     on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
     memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
@@ -484,7 +489,7 @@ def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
     experts (parallelism.vllm_mxfp4_expert_padding). The usable memory is compared afterwards.
     tests/test_fitting_plan.py checks this against every plan of the grid."""
     unified = hardware.kind == "unified"
-    if scenario.engine == "vllm":
+    if engine == "vllm":
         # The architecture only as far as vLLM refuses DeepSeek-V4 on it or pads MXFP4 experts for it (_plan_vllm).
         return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
                 vllm_lacks_compressed_attention(hardware),

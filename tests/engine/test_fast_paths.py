@@ -106,3 +106,13 @@ def test_an_offers_prefill_is_the_estimates(engine):
         plan = plan_memory(QWEN3_30B_A3B, h100, scenario)
         assert _prefill_speed(QWEN3_30B_A3B, h100, scenario, plan, params) == estimate_speeds(
             QWEN3_30B_A3B, h100, scenario, plan, params).prefill
+
+
+def test_quant_format_is_cached_by_name_and_an_unknown_name_raises_every_time():
+    from reports.sizing.errors import SizingError
+    from reports.sizing.quant import QUANT_FORMATS, quant_format
+
+    assert quant_format(" q4_k_m ") is quant_format("Q4_K_M") is QUANT_FORMATS["Q4_K_M"]
+    for _ in range(2):
+        with pytest.raises(SizingError, match="--quant 'Q5_Z' is not a known format"):
+            quant_format("Q5_Z")
