@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from .economics import ServingCost
@@ -66,7 +67,7 @@ from .runtime import (
     VLLM_QUANTIZED_MOE_MODELLED_KV_GIB, VLLM_QUANTIZED_MOE_SOURCE, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown,
     llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults,
 )
-from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers, scenario_with
 from .throughput import (
     DEFAULT_RAM_BANDWIDTH_GBS,
     DESKTOP_MAX_RAM_BYTES,
@@ -111,8 +112,25 @@ MAX_GPUS = 1_024
 # --------------------------------------------------------------------------------------------------------------
 
 
+# Every field of a scenario but ``extra``, which nothing reads.
+_SCENARIO_VALUES = attrgetter(*(f.name for f in fields(Scenario) if f.compare))
+
+
 def validate_scenario(scenario: Scenario) -> None:
-    """Raise SizingError naming the option for any value the engine cannot size."""
+    """Raise SizingError naming the option for any value the engine cannot size.
+
+    A page validates the same scenario for many of its links: a valid one is remembered, keyed on the scenario and
+    the exact type of each field, since equal values of another type may be refused (8192.0 == 8192 is no whole
+    number of tokens, True == 1 no batch)."""
+    types = tuple(map(type, _SCENARIO_VALUES(scenario)))
+    try:
+        _validate_scenario(scenario, types)
+    except TypeError:  # an unhashable value (no form or option makes one): checked uncached, refused by its option
+        _validate_scenario.__wrapped__(scenario, types)
+
+
+@lru_cache(maxsize=4096)  # lru_cache keeps no exception: a refused scenario is checked again, with its message
+def _validate_scenario(scenario: Scenario, types: tuple[type, ...]) -> None:
     _require_int_range(scenario.context, "--context", 1, MAX_CONTEXT)
     _require_int_range(scenario.batch, "--batch", 1, MAX_BATCH)
     _require_int_range(scenario.gpus, "--gpus", 1, MAX_GPUS)
@@ -255,6 +273,7 @@ def vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> float:
 VLLM_LARGEST_SHARE = 0.99
 
 
+@lru_cache(maxsize=1024)  # the accelerator's own figure: every vLLM fit on it asks
 def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
     """The largest two-decimal --gpu-memory-utilization vLLM starts with here: on a discrete GPU the share must leave
     the device context (runtime.DEVICE_CONTEXT_BYTES), allocated before vLLM measures the free memory, outside it;
@@ -337,7 +356,10 @@ def engines_on(hardware: HardwareSpec) -> tuple[str, ...]:
 def default_engine(hardware: HardwareSpec) -> str:
     """The engine a page on this accelerator opens with: llama.cpp, which runs every GGUF format from one file,
     unless it has no backend there (Gaudi, Cambricon, Kunlunxin, MetaX: vLLM through their builds)."""
-    return next(iter(engines_on(hardware)), ENGINES[0])
+    for engine in ENGINES:  # the first of engines_on, without asking the others (a page asks this ~75 times)
+        if engine_runs_on(engine, hardware):
+            return engine
+    return ENGINES[0]
 
 
 # The weight format of a model's released checkpoint (ModelSpec.native_dtype), as --quant names it; an FP32 release
@@ -395,6 +417,7 @@ def default_kv_dtype(model: ModelSpec, engine: str) -> str:
     return "fp8" if engine == "vllm" and model.compressed_attention is not None else Scenario.kv_dtype
 
 
+@lru_cache(maxsize=4096)  # a page opens ~50 links on the defaults of their model × accelerator
 def default_scenario(model: ModelSpec, hardware: HardwareSpec | None, engine: str | None = None) -> Scenario:
     """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
     default_kv_dtype; Scenario's defaults otherwise); hardware None: any accelerator (llama.cpp unless named)."""
@@ -449,10 +472,15 @@ def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenari
     """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
     compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
     it refuses). Shared by every accelerator with the same ``_demand_traits``."""
-    return _largest_gpu_demand(model, memory_scenario(scenario), _Traits(_demand_traits(hardware, scenario), hardware))
+    return _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
 
 
-def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
+@lru_cache(maxsize=1024)  # the accelerator's own traits: every fit on it under the engine asks them
+def _demand_key(hardware: HardwareSpec, engine: str) -> _Traits:
+    return _Traits(_demand_traits(hardware, engine), hardware)
+
+
+def _demand_traits(hardware: HardwareSpec, engine: str) -> tuple:
     """What of an accelerator the GPUs' demand (fit.Placement.demand_per_gpu: before automatic offload) depends
     on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
     memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
@@ -461,7 +489,7 @@ def _demand_traits(hardware: HardwareSpec, scenario: Scenario) -> tuple:
     experts (parallelism.vllm_mxfp4_expert_padding). The usable memory is compared afterwards.
     tests/test_fitting_plan.py checks this against every plan of the grid."""
     unified = hardware.kind == "unified"
-    if scenario.engine == "vllm":
+    if engine == "vllm":
         # The architecture only as far as vLLM refuses DeepSeek-V4 on it or pads MXFP4 experts for it (_plan_vllm).
         return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
                 vllm_lacks_compressed_attention(hardware),
@@ -533,6 +561,8 @@ def includes_mtp(model: ModelSpec, scenario: Scenario) -> bool:
 
 
 _SPEED_ONLY_DEFAULTS = {"depth": Scenario.depth, "prompt": Scenario.prompt, "system_ram_bandwidth_gbs": None}
+_SPEED_ONLY_FIELDS = attrgetter(*_SPEED_ONLY_DEFAULTS)
+_SPEED_ONLY_DEFAULT_VALUES = tuple(_SPEED_ONLY_DEFAULTS.values())
 
 
 def memory_scenario(scenario: Scenario) -> Scenario:
@@ -540,9 +570,10 @@ def memory_scenario(scenario: Scenario) -> Scenario:
     (throughput.py) and never a byte of the plan (no module of weights, kv_cache, runtime or fit reads them), so the
     plans of one configuration at different depths (the speed cards at the visitor's --depth, the cost priced at
     half the context) are one plan, computed once. tests/test_fitting_plan.py checks that they are equal."""
-    if all(getattr(scenario, name) == value for name, value in _SPEED_ONLY_DEFAULTS.items()):
+    # One tuple comparison: a page asks this of ~250 scenarios, most of them already at the defaults.
+    if _SPEED_ONLY_FIELDS(scenario) == _SPEED_ONLY_DEFAULT_VALUES:
         return scenario
-    return replace(scenario, **_SPEED_ONLY_DEFAULTS)
+    return scenario_with(scenario, **_SPEED_ONLY_DEFAULTS)
 
 
 def plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> MemoryPlan:
@@ -612,6 +643,7 @@ def vllm_fp8_kv_flag(platform: str | None) -> str:
     return "--kv-cache-dtype fp8_inc" if platform == "intel-gaudi" else "--kv-cache-dtype fp8"
 
 
+@lru_cache(maxsize=1024)  # asked several times per fit (formats, memory share, vllm-gaudi's plan)
 def vllm_platform(hardware: HardwareSpec) -> str | None:
     """The column of vLLM's quantization table the accelerator is in ("vendor-build" for a catalog vendor that has
     none); None for the platforms whose formats are checked elsewhere (NVIDIA, Ascend: backend_formats) and for
@@ -853,7 +885,9 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)
     share = vllm_memory_share(hardware, scenario)  # unified memory: what the system leaves free
-    runtime = runtime_memory(model, replace(scenario, gpu_memory_utilization=share),
+    at_share = scenario if share == scenario.gpu_memory_utilization else scenario_with(
+        scenario, gpu_memory_utilization=share)
+    runtime = runtime_memory(model, at_share,
                              weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
                              backend=hardware.backend, hpu=vllm_platform(hardware) == "intel-gaudi")
@@ -921,8 +955,9 @@ def _read_bytes(model: ModelSpec, plan: MemoryPlan, depth: int) -> _ReadBytes:
     else:
         layout = plan.layout
         assert layout is not None
-        experts = sum(block.expert_bytes for block in layout.blocks)
-        dense = sum(block.other_bytes for block in layout.blocks) + layout.output_bytes
+        # The layout's cached per-block tuples (fit._loads reads them too): the same sums, without a generator.
+        experts = sum(layout.expert_bytes_by_block)
+        dense = sum(layout.other_bytes_by_block) + layout.output_bytes
         if layout.estimated:
             share = 0.0  # the pseudo-block's "experts" are the bytes a token does not read
     kv_read = kv_bytes_read(plan.kv, depth)
@@ -1077,6 +1112,13 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
                     params: ParameterCount) -> Speeds:
     i = _speed_inputs(model, scenario, plan, params)
     decode, aggregate = decode_speeds(model, hardware, scenario, plan, params, i)
+    return Speeds(decode, aggregate, _prefill_speed(model, hardware, scenario, plan, params, i))
+
+
+def _prefill_speed(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                   params: ParameterCount, inputs: _SpeedInputs | None = None) -> PrefillSpeed:
+    """The prefill of estimate_speeds alone (an offer's prompt price needs no decode at an empty cache)."""
+    i = inputs or _speed_inputs(model, scenario, plan, params)
     k, experts = i.experts_per_token, i.num_experts
     mean_context = scenario.depth + scenario.prompt / 2
     # vLLM prefills in chunks of max_num_batched_tokens rows on its own kernels (throughput.py, "vLLM prefill");
@@ -1088,7 +1130,7 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         engine_prefill = {"n_ubatch": chunk, "n_batch": chunk, "calibration": calibration,
                           "peak_tflops": peaks.gemm, "attention_peak_tflops": peaks.attention,
                           "expert_peak_tflops": peaks.experts}
-    prefill = prefill_speed(
+    return prefill_speed(
         flops_per_token=i.flops, prompt=scenario.prompt, hardware=hardware,
         weight_bytes=i.reads.resident_weights, num_layers=i.num_layers,
         attention_flops_per_token=_attention_flops(i.shapes, mean_context),
@@ -1097,7 +1139,6 @@ def estimate_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
         weight_bytes_ram=plan.placement.offloaded_weight_bytes, gpus=_speed_gpus(scenario), parallelism=i.parallelism,
         tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=scenario.system_ram_bandwidth_gbs,
         **engine_prefill)
-    return Speeds(decode, aggregate, prefill)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1230,7 +1271,7 @@ def estimate(
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
     costs = _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
-    _, local = decode_speeds(model, hardware, replace(scenario, depth=cost_depth(scenario)), plan, params)
+    _, local = decode_speeds(model, hardware, scenario_with(scenario, depth=cost_depth(scenario)), plan, params)
     cost = min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
     batch_cost = min(costs, key=lambda cost: (cost.batch_usd_per_mtok, *offer_order(cost.offer)), default=None)
     finetune = _finetune(model, params.total)
@@ -1300,7 +1341,8 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return _costs_on_offers(model, replace(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog)
+    return _costs_on_offers(model, scenario_with(scenario, offload_pct=None, depth=cost_depth(scenario)), offers,
+                            catalog)
 
 
 def offer_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
@@ -1336,12 +1378,12 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
         accelerator = by_slug.get(offer.accelerator_slug)
         if not _offer_fits(model, accelerator, scenario, offer):
             continue
-        on_offer = replace(scenario, gpus=offer.gpu_count)
+        on_offer = scenario_with(scenario, gpus=offer.gpu_count)
         plan = plan_memory(model, accelerator, on_offer)
         decode, aggregate = decode_speeds(model, accelerator, on_offer, plan, params)
         # A prompt (input) token is priced at the offer's own prefill speed of the scenario's prompt from an empty
         # cache, as the output token is at its own decode speed (None without published FP16 TFLOPS).
-        prefill = estimate_speeds(model, accelerator, replace(on_offer, depth=0), plan, params).prefill
+        prefill = _prefill_speed(model, accelerator, scenario_with(on_offer, depth=0), plan, params)
         costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
                                           aggregate_decode_tok_s=aggregate.tokens_per_s,
                                           accelerator_name=accelerator.name, depth=scenario.depth,
@@ -1358,7 +1400,7 @@ def _offer_fits(model: ModelSpec, accelerator: HardwareSpec | None, scenario: Sc
                 offer: CloudOfferSpec) -> bool:
     if accelerator is None:
         return False  # the offer names an accelerator outside the catalog
-    return fits(model, accelerator, replace(scenario, gpus=offer.gpu_count))
+    return fits(model, accelerator, scenario_with(scenario, gpus=offer.gpu_count))
 
 
 def _gib(value: float) -> str:
@@ -1500,7 +1542,7 @@ def _dsv4_compute_buffer_note(model: ModelSpec, scenario: Scenario, plan: Memory
             or scenario.n_ubatch >= DSV4_LARGE_UBATCH):
         return None
     here = plan.runtime.term("compute buffer").bytes / GIB
-    larger = llama_cpp_buffers(model, replace(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
+    larger = llama_cpp_buffers(model, scenario_with(scenario, n_ubatch=DSV4_LARGE_UBATCH))["compute buffer"][0] / GIB
     if larger <= here:
         return None
     return Note("dsv4_compute_buffer",

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from .errors import SizingError
 from .explain import grouped, sequences, times_gpus
-from .specs import AttentionShape, ModelSpec, Scenario
+from .specs import AttentionShape, ModelSpec, Scenario, scenario_with
 
 GIB = 2**30
 # Bytes of one recurrent-state element by vLLM's mamba_ssm_cache_dtype (ModelSpec.vllm_ssm_state_dtype).
@@ -191,7 +191,7 @@ def kv_cache(
     Memoized on the fields it reads (the result is immutable); see ``_kv_cache``.
     """
     quant = scenario.quant if scenario.engine == "vllm" and scenario.quant in VLLM_DTYPE_FORMATS else _KV_NEUTRAL_QUANT
-    return _kv_cache(spec, replace(scenario, quant=quant, **_NOT_READ_BY_KV_CACHE), tp=tp,
+    return _kv_cache(spec, scenario_with(scenario, quant=quant, **_NOT_READ_BY_KV_CACHE), tp=tp,
                      max_num_batched_tokens=max_num_batched_tokens)
 
 

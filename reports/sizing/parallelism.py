@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from .errors import SizingError
-from .parameters import Tensor
+from .parameters import Tensor, tensor_inventory
 from .quant import quant_format
 from .runtime import VLLM_MODELLED_VERSION
 from .specs import AttentionShape, ModelSpec
@@ -229,7 +229,9 @@ def check_tensor_parallel(spec: ModelSpec, tp: int, quant: str | None = None) ->
         _require_divides(spec.mamba.num_heads, tp, "Mamba heads")
 
 
-def _attention_shapes(spec: ModelSpec) -> list[AttentionShape]:
+# Both walk every layer and depend on the spec alone: cached, as a page checks ~85 tensor-parallel splits.
+@lru_cache(maxsize=512)
+def _attention_shapes(spec: ModelSpec) -> tuple[AttentionShape, ...]:
     """The softmax-attention shapes some layer uses (MLA layers are checked through spec.mla)."""
     mixers = {layer.mixer for layer in spec.layers}
     uses_main = ("full" in mixers and spec.mla is None) or "chunked" in mixers or (
@@ -237,10 +239,11 @@ def _attention_shapes(spec: ModelSpec) -> list[AttentionShape]:
     shapes = [spec.attention] if uses_main and spec.attention is not None else []
     if "sliding" in mixers and spec.sliding_attention is not None:
         shapes.append(spec.sliding_attention)
-    return shapes
+    return tuple(shapes)
 
 
-def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
+@lru_cache(maxsize=512)
+def _intermediate_sizes(spec: ModelSpec) -> tuple[tuple[int, str], ...]:
     ffns = {layer.ffn for layer in spec.layers}
     sizes = []
     if "dense" in ffns and spec.intermediate_size:
@@ -251,7 +254,7 @@ def _intermediate_sizes(spec: ModelSpec) -> list[tuple[int, str]]:
         shared = moe.shared_expert_intermediate_size or moe.num_shared_experts * moe.expert_intermediate_size
         if shared:
             sizes.append((shared, "shared-expert intermediate size"))
-    return sizes
+    return tuple(sizes)
 
 
 def _require_divides(count: int, tp: int, what: str) -> None:
@@ -341,10 +344,16 @@ def tensor_parallel_weights(
 
 @lru_cache(maxsize=1024)
 def _rank_split(spec: ModelSpec, quant: str, tp: int, include_mtp: bool) -> tuple[float, float, float, float]:
-    """(sharded bytes, replicated bytes, one rank's bytes, one rank's routed-expert bytes) by the rules above."""
+    """(sharded bytes, replicated bytes, one rank's bytes, one rank's routed-expert bytes) by the rules above.
+
+    Each tensor's rank_share, through its split rule (_split_rules: one per tensor, whatever the format and the
+    rank count) and the share of each distinct rule at ``tp``: the same floats, summed in the same order."""
+    sized = sized_tensors(spec, quant, include_mtp=include_mtp)
+    rules = _split_rules(spec, include_mtp) if tp > 1 else (_WHOLE,) * len(sized)
+    share_of = {rule: _rule_share(spec, rule, tp) for rule in set(rules)}
     sharded = replicated = per_rank = per_rank_experts = 0.0
-    for item in sized_tensors(spec, quant, include_mtp=include_mtp):
-        share = rank_share(spec, item.tensor, tp)
+    for item, rule in zip(sized, rules, strict=True):
+        share = share_of[rule]
         if share >= 1.0:
             replicated += item.nbytes
         else:
@@ -373,22 +382,49 @@ def rank_share(spec: ModelSpec, tensor: Tensor, tp: int) -> float:
     """Fraction of ``tensor``'s bytes that one TP rank holds (1.0 = replicated)."""
     if tp == 1:
         return 1.0
+    return _rule_share(spec, _split_rule(spec, tensor), tp)
+
+
+# How vLLM splits a tensor over TP ranks, whatever their number (_split_rule): its vocabulary rows, its heads or
+# channels, its KV heads (with their count), or not at all.
+_BY_VOCAB, _SPLIT, _WHOLE = ("vocab",), ("split",), ("whole",)
+
+
+def _split_rule(spec: ModelSpec, tensor: Tensor) -> tuple:
     name = tensor.name
     if name in _VOCAB_SHARDED:
+        return _BY_VOCAB
+    if name in _HEAD_SHARDED or name in _CHANNEL_SHARDED:
+        return _SPLIT
+    if name in _KV_HEAD_SHARDED:
+        return ("kv_heads", _layer_attention(spec, tensor.layer).num_kv_heads)
+    if name == "ssm_norm" and spec.mamba is not None and tensor.shape[0] == spec.mamba.num_heads * spec.mamba.head_dim:
+        return _SPLIT  # Mamba-2 gated RMSNorm over d_inner is sharded (mamba_mixer2.py Mixer2RMSNormGated)
+    if name in _REPLICATED_FFN:
+        return _WHOLE
+    if name.startswith(_FFN_SHARDED_PREFIXES) and name != "ffn_norm":
+        return _SPLIT
+    return _WHOLE  # norms, routers, MLA q_a / kv_a, the DSA indexer, MTP glue, row-parallel biases
+
+
+def _rule_share(spec: ModelSpec, rule: tuple, tp: int) -> float:
+    """The fraction one of ``tp`` ranks holds of a tensor split by ``rule`` (_split_rule)."""
+    if tp == 1 or rule == _WHOLE:
+        return 1.0
+    if rule == _BY_VOCAB:
         padded = math.ceil(spec.vocab_size / VLLM_VOCAB_PADDING) * VLLM_VOCAB_PADDING
         return min(1.0, math.ceil(padded / tp) / spec.vocab_size)
-    if name in _HEAD_SHARDED or name in _CHANNEL_SHARDED:
+    if rule == _SPLIT:
         return 1.0 / tp
-    if name in _KV_HEAD_SHARDED:
-        kv_heads = _layer_attention(spec, tensor.layer).num_kv_heads
-        return kv_heads_per_rank(kv_heads, tp) / kv_heads
-    if name == "ssm_norm" and spec.mamba is not None and tensor.shape[0] == spec.mamba.num_heads * spec.mamba.head_dim:
-        return 1.0 / tp  # Mamba-2 gated RMSNorm over d_inner is sharded (mamba_mixer2.py Mixer2RMSNormGated)
-    if name in _REPLICATED_FFN:
-        return 1.0
-    if name.startswith(_FFN_SHARDED_PREFIXES) and name != "ffn_norm":
-        return 1.0 / tp
-    return 1.0  # norms, routers, MLA q_a / kv_a, the DSA indexer, MTP glue, row-parallel biases
+    kv_heads = rule[1]
+    return kv_heads_per_rank(kv_heads, tp) / kv_heads
+
+
+@lru_cache(maxsize=256)
+def _split_rules(spec: ModelSpec, include_mtp: bool) -> tuple[tuple, ...]:
+    """Each tensor's _split_rule in sized_tensors' order (tensor_inventory's, less the MTP blocks unless included:
+    the same tensors in every format), so that _rank_split finds a tensor's share at any rank count by lookup."""
+    return tuple(_split_rule(spec, tensor) for tensor in tensor_inventory(spec) if include_mtp or not tensor.is_mtp)
 
 
 def _layer_attention(spec: ModelSpec, layer: int | None) -> AttentionShape:

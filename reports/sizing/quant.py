@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal, Protocol
 
 from .errors import SizingError
@@ -219,6 +220,7 @@ for _name, _rule in _DYNAMIC_RULE_FROM.items():
     )
 
 
+@lru_cache(maxsize=512)  # ~320 lookups per page of a dozen names; an unknown name raises and is not kept
 def quant_format(name: str) -> QuantFormat:
     """The format for a ``--quant`` value (case-insensitive); SizingError naming --quant when unknown."""
     key = name.strip().upper()

@@ -560,17 +560,24 @@ def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: 
     """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank; the token figure
     is what ``vllm_version`` prints (vllm_printed_kv_tokens)."""
     capacity = _vllm_kv_capacity(kv, available_bytes, max_model_len, max_num_batched_tokens)
-    capacity = replace(capacity, block_tokens=capacity.kv_tokens)  # the capacity functions count the old figure
-    return replace(capacity, kv_tokens=vllm_printed_kv_tokens(capacity, max_model_len, vllm_version))
+    block_tokens = capacity.kv_tokens  # the capacity functions count the old figure
+    return replace(capacity, block_tokens=block_tokens, kv_tokens=_printed_kv_tokens(
+        capacity.num_blocks, capacity.blocks_per_request, block_tokens, max_model_len, vllm_version))
 
 
 def vllm_printed_kv_tokens(capacity: VllmKvCapacity, max_model_len: int, version: tuple[int, int]) -> int:
     """The "GPU KV cache size: N tokens" of ``version`` (VLLM_TOKENS_FROM_CONCURRENCY_SINCE): from v0.21
     int(num_blocks / blocks per request × max_model_len), in vLLM's float order; before, ``capacity.block_tokens``
     (num_blocks // groups × block size)."""
-    if version < VLLM_TOKENS_FROM_CONCURRENCY_SINCE or not capacity.blocks_per_request:
-        return capacity.block_tokens
-    max_concurrency = capacity.num_blocks / capacity.blocks_per_request
+    return _printed_kv_tokens(capacity.num_blocks, capacity.blocks_per_request, capacity.block_tokens, max_model_len,
+                              version)
+
+
+def _printed_kv_tokens(num_blocks: int, blocks_per_request: int, block_tokens: int, max_model_len: int,
+                       version: tuple[int, int]) -> int:
+    if version < VLLM_TOKENS_FROM_CONCURRENCY_SINCE or not blocks_per_request:
+        return block_tokens
+    max_concurrency = num_blocks / blocks_per_request
     return int(max_concurrency * max_model_len)
 
 

@@ -321,3 +321,21 @@ class Scenario:
     swa_full: bool = False
     system_ram_bandwidth_gbs: float | None = None
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+_SCENARIO_FIELDS = frozenset(f.name for f in fields(Scenario))
+
+
+def scenario_with(scenario: Scenario, **changes: object) -> Scenario:
+    """``dataclasses.replace(scenario, **changes)``, about seven times faster: an uncached page derives ~450
+    scenarios (each accelerator × count, format and depth it sizes), and replace reads every field through its
+    Field objects and then runs the frozen __init__, which sets each field through object.__setattr__. Scenario has
+    no __post_init__ and no init=False field, so its instance dict is exactly what __init__ stores: a copy of it with
+    the changes is the same scenario (``extra`` is shared, as replace shares it)."""
+    if not changes.keys() <= _SCENARIO_FIELDS:
+        raise TypeError(f"Scenario has no field {', '.join(sorted(changes.keys() - _SCENARIO_FIELDS))}")
+    new = object.__new__(Scenario)
+    state = new.__dict__
+    state.update(scenario.__dict__)
+    state.update(changes)
+    return new

@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from reports.sizing.errors import SizingError
@@ -285,7 +286,7 @@ def vllm_tensor_peaks(hardware: HardwareSpec, quant: str) -> TensorPeaks:
 def vllm_calibration(hardware: HardwareSpec) -> BackendCalibration:
     """The backend's calibration with vLLM's GEMM efficiency (VLLM_PREFILL_EFFICIENCY, the only one measured: its
     batched decode steps multiply with the same kernels)."""
-    return replace(calibration_for(hardware), compute_efficiency=VLLM_PREFILL_EFFICIENCY)
+    return _with_compute_efficiency(calibration_for(hardware), VLLM_PREFILL_EFFICIENCY)
 
 
 def backend_class(hardware: HardwareSpec) -> BackendClass:
@@ -298,8 +299,16 @@ def calibration_for(hardware: HardwareSpec) -> BackendCalibration:
     name = backend_class(hardware)
     calibration = CALIBRATION[name]
     if name == "rocm" and hardware.architecture in ROCBLAS_FALLBACK_EFFICIENCY:
-        calibration = replace(calibration, compute_efficiency=ROCBLAS_FALLBACK_EFFICIENCY[hardware.architecture])
+        calibration = _with_compute_efficiency(calibration, ROCBLAS_FALLBACK_EFFICIENCY[hardware.architecture])
     return calibration
+
+
+# Keyed on the constants themselves, not on the accelerator, so that a fit that swaps them (bench/
+# throughput_accuracy.py, bench/vllm_prefill_accuracy.py) is never answered from the cache. A page asks this of
+# every vLLM speed it computes.
+@lru_cache(maxsize=64)
+def _with_compute_efficiency(calibration: BackendCalibration, efficiency: float) -> BackendCalibration:
+    return replace(calibration, compute_efficiency=efficiency)
 
 
 # --------------------------------------------------------------------------------------------------- helpers
