@@ -10,7 +10,7 @@ import hashlib
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from urllib.parse import quote_plus
 
@@ -46,7 +46,7 @@ from reports.methodology import accuracy
 from reports.sizing.parameters import ParameterCount, count_parameters
 from reports.sizing.quant import quant_format
 from reports.sizing.recommend import Recommendations
-from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario
+from reports.sizing.specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, scenario_with
 
 GIB = 2**30
 SIXTEEN_BIT_OR_WIDER_KV = frozenset({"f32", "f16", "bf16", "auto"})
@@ -267,7 +267,7 @@ class ReportPage:
     @cached_property
     def summary(self) -> dict:
         base = self.summary_scenario
-        sized = {context: self._sized(replace(base, context=context)) for context in SUMMARY_CONTEXTS}
+        sized = {context: self._sized(scenario_with(base, context=context)) for context in SUMMARY_CONTEXTS}
         if any(value is None for value in sized.values()):
             return {}
         (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
@@ -288,7 +288,7 @@ class ReportPage:
         largest = vllm_largest_memory_share(self.hardware)
         if scenario.gpu_memory_utilization >= largest:
             return None
-        if not fits(self.model, self.hardware, replace(scenario, gpu_memory_utilization=largest)):
+        if not fits(self.model, self.hardware, scenario_with(scenario, gpu_memory_utilization=largest)):
             return None
         return {"share": scenario.gpu_memory_utilization, "budget": plan.fit.usable_bytes_per_gpu, "largest": largest}
 
@@ -409,7 +409,7 @@ class ReportPage:
     def speeds_full_context(self) -> Speeds:
         """Decode with every sequence's cache full (depth = context): one stream, and the streams together."""
         e = self.estimate
-        full = replace(e.scenario, depth=e.scenario.context)
+        full = scenario_with(e.scenario, depth=e.scenario.context)
         return estimate_speeds(self.model, self.hardware, full, e.memory, e.params)
 
     @property
@@ -539,7 +539,7 @@ class ReportPage:
             kv_dtype = default_kv_dtype(self.model, engine)  # fp8_ds_mla only (kv_cache._vllm_dsv4_kv_dtype)
             if quant_format(quant).family.startswith("gguf"):
                 quant = native_format(self.model)  # no DeepSeek-V4 GGUF in vLLM
-        scenario = replace(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
+        scenario = scenario_with(e.scenario, engine=engine, kv_dtype=kv_dtype, quant=quant)
         try:
             validate_scenario(scenario)
             return scenario, plan_memory(self.model, self.hardware, scenario)
@@ -571,7 +571,7 @@ class ReportPage:
     def _fits_on(self, accelerator: HardwareSpec, gpus: int) -> bool:
         """Whether `gpus` × `accelerator` hold the configuration without offload (a cloud offer holds the whole
         model: the visitor's offload share is for their own hardware)."""
-        return fits(self.model, accelerator, replace(self.estimate.scenario, gpus=gpus, offload_pct=None))
+        return fits(self.model, accelerator, scenario_with(self.estimate.scenario, gpus=gpus, offload_pct=None))
 
     @cached_property
     def rent_comparison(self) -> RentComparison | None:
@@ -675,9 +675,9 @@ class ReportPage:
         short, long_ = SUMMARY_CONTEXTS
         eight_bit = "fp8" if e.scenario.engine == "vllm" else "q8_0"
         try:
-            at_short = plan_memory(self.model, self.hardware, replace(e.scenario, context=short))
-            at_long = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_))
-            long_8bit = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_, kv_dtype=eight_bit))
+            at_short = plan_memory(self.model, self.hardware, scenario_with(e.scenario, context=short))
+            at_long = plan_memory(self.model, self.hardware, scenario_with(e.scenario, context=long_))
+            long_8bit = plan_memory(self.model, self.hardware, scenario_with(e.scenario, context=long_, kv_dtype=eight_bit))
         except SizingError:
             return {}
         if at_long.kv is None or long_8bit.kv is None or at_short.kv is None:
@@ -690,7 +690,7 @@ class ReportPage:
         if e.scenario.kv_dtype not in SIXTEEN_BIT_OR_WIDER_KV:
             # The cache is already 8-bit or smaller: say what it saves against 16 bits, not "saves 0.00 GiB".
             try:
-                long_16bit = plan_memory(self.model, self.hardware, replace(e.scenario, context=long_, kv_dtype="f16"))
+                long_16bit = plan_memory(self.model, self.hardware, scenario_with(e.scenario, context=long_, kv_dtype="f16"))
             except SizingError:
                 return {}
             if long_16bit.kv is None:
@@ -712,7 +712,7 @@ class ReportPage:
         points = []
         for context in contexts:
             try:
-                plan = plan_memory(self.model, self.hardware, replace(e.scenario, context=context,
+                plan = plan_memory(self.model, self.hardware, scenario_with(e.scenario, context=context,
                                                                       offload_pct=offload_pct))
             except SizingError:
                 continue
@@ -742,13 +742,13 @@ class ReportPage:
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few
         rows = []
         for quant in dict.fromkeys(formats):
-            scenario = replace(e.scenario, quant=quant)
+            scenario = scenario_with(e.scenario, quant=quant)
             plan = self._planned(scenario)
             if plan is None:
                 continue
             # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
             decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
-            on_one_gpu = replace(scenario, gpus=1)
+            on_one_gpu = scenario_with(scenario, gpus=1)
             smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
@@ -777,7 +777,7 @@ class ReportPage:
             return ""
         if longest.limit is None:
             return ""  # the model's own limit is not known: a link could ask for more than the model takes
-        return self.configured_url(self.hardware, replace(scenario, context=longest.tokens))
+        return self.configured_url(self.hardware, scenario_with(scenario, context=longest.tokens))
 
     # ---- sections 6 and 7
     @cached_property
@@ -931,7 +931,7 @@ class ReportPage:
     @cached_property
     def recommendation_scenario(self) -> Scenario:
         # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have.
-        return replace(self.estimate.scenario, offload_pct=None)
+        return scenario_with(self.estimate.scenario, offload_pct=None)
 
     @cached_property
     def recommendations(self) -> Recommendations:
@@ -950,7 +950,7 @@ class ReportPage:
 
     def recommendation_url(self, hardware: HardwareSpec, count: int) -> str:
         """The report of a recommended `count` × `hardware` in the configuration it was chosen for."""
-        return self.configured_url(hardware, replace(self.recommendation_scenario, gpus=count))
+        return self.configured_url(hardware, scenario_with(self.recommendation_scenario, gpus=count))
 
     # ---- section 16
     @cached_property

@@ -66,7 +66,7 @@ from .fit import TIGHT_BUFFER, Verdict, first_true, usable_factor, verdict_for
 from .kv_cache import LLAMA_CPP_CTX_PAD
 from .parameters import count_parameters
 from .quant import quant_format
-from .specs import HardwareSpec, ModelSpec, Scenario
+from .specs import HardwareSpec, ModelSpec, Scenario, scenario_with
 
 # The configurator's context presets (tokens), 2K … 1M.
 CONTEXT_PRESETS = tuple(2**n for n in range(11, 21))
@@ -193,7 +193,7 @@ def _option(code: str, params: Mapping[str, Any], result: Estimate, goal: _Goal)
 
 def _changed(current: Estimate, *, hardware: HardwareSpec | None = None, **changes: Any) -> Estimate:
     """The full estimate of the current configuration with ``changes``."""
-    return estimate(current.model, hardware or current.hardware, replace(current.scenario, **changes))
+    return estimate(current.model, hardware or current.hardware, scenario_with(current.scenario, **changes))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def _memory_share(current: Estimate, goal: _Goal) -> FitOption | None:
     if not larger:
         return None
     chosen = next((value for value in larger if _reaches(current.model, current.hardware,
-                                                          replace(scenario, gpu_memory_utilization=value), goal)),
+                                                          scenario_with(scenario, gpu_memory_utilization=value), goal)),
                   larger[-1])
     params = {"utilization": chosen, "previous": scenario.gpu_memory_utilization,
               "flags": f"--gpu-memory-utilization {chosen:g}"}
@@ -250,7 +250,7 @@ def _shorter_context(current: Estimate, goal: _Goal) -> FitOption | None:
 
 def _with_context(scenario: Scenario, context: int) -> Scenario:
     # The decode depth must stay inside the cache (validate_scenario): at most a full context.
-    return replace(scenario, context=context, depth=min(scenario.depth, context - 1))
+    return scenario_with(scenario, context=context, depth=min(scenario.depth, context - 1))
 
 
 def _smaller_format(current: Estimate, goal: _Goal) -> FitOption | None:
@@ -263,7 +263,7 @@ def _smaller_format(current: Estimate, goal: _Goal) -> FitOption | None:
     current_bpw = quant_format(scenario.quant).bits_per_weight
     ladder = [quant for quant in FORMAT_LADDER[scenario.engine] if quant_format(quant).bits_per_weight < current_bpw]
     first = first_true(0, len(ladder) - 1, lambda i: _reaches(model, current.hardware,
-                                                              replace(scenario, quant=ladder[i]), goal))
+                                                              scenario_with(scenario, quant=ladder[i]), goal))
     if first is None:
         return None
     quant = ladder[first]
@@ -313,7 +313,7 @@ def _more_offload(current: Estimate, goal: _Goal) -> FitOption | None:
         return None
     for pct in OFFLOAD_STEPS:
         if pct > scenario.offload_pct and _reaches(current.model, hardware,
-                                                   replace(scenario, offload_pct=float(pct)), goal):
+                                                   scenario_with(scenario, offload_pct=float(pct)), goal):
             return _option("more_offload", {"offload_pct": pct, "previous": scenario.offload_pct},
                            _changed(current, offload_pct=float(pct)), goal)
     return None
@@ -324,14 +324,14 @@ def _more_gpus(current: Estimate, goal: _Goal) -> FitOption | None:
     if hardware.kind == "unified":
         return None  # one machine, one memory pool
     for gpus in range(scenario.gpus + 1, MAX_ADVISED_GPUS + 1):
-        if _reaches(current.model, hardware, replace(scenario, gpus=gpus), goal):
+        if _reaches(current.model, hardware, scenario_with(scenario, gpus=gpus), goal):
             params = {"gpus": gpus, "added": gpus - scenario.gpus}
             return _option("more_gpus", params, _changed(current, gpus=gpus), goal)
     return None
 
 
 def _larger_accelerator(current: Estimate, goal: _Goal, catalog: Sequence[HardwareSpec]) -> FitOption | None:
-    scenario = replace(current.scenario, gpus=1)
+    scenario = scenario_with(current.scenario, gpus=1)
     own_usable = engine_usable_bytes(current.hardware, scenario)
     larger = [spec for spec in catalog
               if spec.slug != current.hardware.slug and engine_usable_bytes(spec, scenario) > own_usable]
@@ -367,7 +367,7 @@ def longest_context(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     precision, GPUs, sequences, engine, offload) fits ``hardware`` as the verdict counts it (anything but
     "exceeds"; under vLLM, its pool holds one request of that length, the check vLLM makes at start-up). None when
     not even one step fits. Cached on everything but the context."""
-    return _longest_context(model, hardware, replace(scenario, context=CONTEXT_STEP, depth=0))
+    return _longest_context(model, hardware, scenario_with(scenario, context=CONTEXT_STEP, depth=0))
 
 
 # Interpolation rounds before the search falls back to bisection (see _longest_context).
@@ -379,7 +379,7 @@ def _longest_context(model: ModelSpec, hardware: HardwareSpec, scenario: Scenari
     limit = model.max_context or CONTEXT_PRESETS[-1]
 
     def fits_at(context: int) -> bool:
-        return fits(model, hardware, replace(scenario, context=context))
+        return fits(model, hardware, scenario_with(scenario, context=context))
 
     if fits_at(limit):
         return LongestContext(limit, model.max_context, bool(model.max_context))
@@ -397,8 +397,8 @@ def _longest_context(model: ModelSpec, hardware: HardwareSpec, scenario: Scenari
     for _ in range(INTERPOLATION_ROUNDS if interpolate else 0):
         if high - low <= CONTEXT_STEP:
             break
-        demand_low = gpu_demand_bytes(model, hardware, replace(scenario, context=low))
-        demand_high = gpu_demand_bytes(model, hardware, replace(scenario, context=high))
+        demand_low = gpu_demand_bytes(model, hardware, scenario_with(scenario, context=low))
+        demand_high = gpu_demand_bytes(model, hardware, scenario_with(scenario, context=high))
         if demand_low is None or demand_high is None or demand_high <= demand_low:
             break
         crossing = low + (usable - demand_low) / (demand_high - demand_low) * (high - low)

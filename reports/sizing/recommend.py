@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .economics import ServingCost
@@ -45,7 +45,7 @@ from .estimate import (
 from .fit import Verdict, nominal_bytes, usable_bytes
 from .notes import Note
 from .parameters import count_parameters
-from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers
+from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers, scenario_with
 
 # The counts the configurator offers up to one server (forms.GPU_COUNTS): 3 × MI300X ($37,500) held DeepSeek-V3 at
 # less than 2 × MI325X ($42,000), which the card called the cheapest. vLLM refuses counts its tensor-parallel split
@@ -152,7 +152,7 @@ class _Sizer:
         dataclass replace of Scenario is ~15 calls)."""
         scenario = self._on_counts.get(count)
         if scenario is None:
-            scenario = self._on_counts[count] = replace(self.scenario, gpus=count)
+            scenario = self._on_counts[count] = scenario_with(self.scenario, gpus=count)
         return scenario
 
     def plan(self, hardware: HardwareSpec, count: int) -> MemoryPlan | None:
@@ -284,7 +284,7 @@ def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
         offer, hardware, plan = chosen
         decode = sizer.decode_tok_s(hardware, offer.gpu_count, plan)
         # Priced as the report's cost card: one stream at estimate.cost_depth (half the context cached).
-        at_depth = replace(sizer.scenario, gpus=offer.gpu_count, depth=cost_depth(sizer.scenario))
+        at_depth = scenario_with(sizer.scenario, gpus=offer.gpu_count, depth=cost_depth(sizer.scenario))
         priced, _ = decode_speeds(sizer.model, hardware, at_depth, plan, count_parameters(sizer.model))
         cost = ServingCost.on_offer(offer, decode_tok_s=priced.tokens_per_s, depth=at_depth.depth)
         return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,
