@@ -914,8 +914,10 @@ class ReportPage:
         url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
         chosen = self.chosen_fields
         pairs = []
-        if chosen.get("gpus", "1") != "1" and int(chosen["gpus"]) in hardware_gpu_counts_taken(self.hardware):
-            pairs.append(("gpus", chosen["gpus"]))
+        # The count as the form read it: the query's text may be "5." or "05", which the integer field takes.
+        gpus = getattr(self.form, "cleaned_data", {}).get("gpus") if "gpus" in chosen else None
+        if gpus is not None and gpus != 1 and gpus in hardware_gpu_counts_taken(self.hardware):
+            pairs.append(("gpus", str(gpus)))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:
             pairs.append(("engine", chosen["engine"]))
         return f"{url}?{query_string(pairs)}" if pairs else url

@@ -795,3 +795,11 @@ def test_a_moe_too_large_for_any_number_of_small_cards_renders(client, model):
     response = client.get(url(model, "rtx-3060-12gb"))
     assert response.status_code == 200
     assert "more than any number of RTX 3060 12GB holds" in response.content.decode()
+
+
+def test_a_gpu_count_written_with_a_trailing_dot_is_read_as_the_form_reads_it(client, db):
+    """"gpus=5." is 5 to the integer field; the link to the accelerator's page parsed the query's text and failed
+    with a 500 (found by tests/test_fuzz.py)."""
+    response = client.get(url("cohere-command-a-111b", "a100-80gb-sxm", query="gpus=5."))
+    assert response.status_code == 200
+    assert 'href="/en/hardware/a100-80gb-sxm/?gpus=5"' in response.content.decode()
