@@ -213,6 +213,22 @@ def significant(value: float | None, language: str) -> str | None:
     return _number_formatter(language, digits, True).format(value)
 
 
+@lru_cache(maxsize=8)
+def billions_unit(language: str) -> str:
+    """The locale's short word for 10^9 from CLDR's short compact pattern ("0B" in English, "0 Mrd'.'" in German):
+    English keeps "B", German writes "Mrd." (Milliarden), as "744 Mrd. Parameter" reads in German."""
+    pattern = babel_locale(language).compact_decimal_formats["short"]["other"]["1000000000"].pattern
+    return pattern.replace("0", "").replace("'", "").strip() or "B"
+
+
+def billions(value: float | None, language: str) -> str | None:
+    """A count in billions (parameters, FLOPs per token) with significant() digits and the locale's unit:
+    8.03e9 → "8.03 B" (en), "8,03 Mrd." (de)."""
+    if value is None:
+        return None
+    return f"{significant(value / 1e9, language)} {billions_unit(language)}"
+
+
 def usd(value: float | None, language: str, digits: int = 2) -> str | None:
     """US dollars in the locale's currency pattern with `digits` decimals (de: 1.234,56 $; en: $1,234.56)."""
     if value is None:

@@ -20,6 +20,7 @@ from reports.sizing.quant import quant_format
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
     ENGINE_BACKENDS, HARDWARE_NUMBER_LIMITS, VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on,
+    format_runs_on,
 )
 from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
 from reports.sizing.weights import format_applies_to
@@ -139,17 +140,43 @@ def _maximum_message(limit, language: str) -> str:
         "limit_value": formatting.exact(limit, language)}
 
 
-# Not a field: the page a plain GET is redirected to after a KV-type replacement names the type asked for in it.
+# Not fields: the page a plain GET is redirected to after a replacement (ConfiguratorForm.clean: the other engine's KV
+# type or weight format) names the value asked for in it, by the field it replaced.
 KV_REPLACED_PARAMETER = "kv_replaced"
+QUANT_REPLACED_PARAMETER = "quant_replaced"
+REPLACED_PARAMETERS = {"kv_dtype": KV_REPLACED_PARAMETER, "quant": QUANT_REPLACED_PARAMETER}
+
+# The other engine's KV cache type, per engine: vLLM caches 8 bits as FP8 (--kv-cache-dtype fp8; no integer types),
+# llama.cpp as Q8_0 (-ctk q8_0 -ctv q8_0; no FP8). A switch of engine keeps a cache this small, in its own type.
+KV_OF_ENGINE = {"vllm": {"q8_0": ("fp8",), "q4_0": ("fp8",)}, "llama.cpp": {"fp8": ("q8_0",)}}
+# The other engine's weight format, per engine: the formats llama.cpp cannot load (estimate.VLLM_ONLY_FORMATS, vLLM
+# checkpoints with no GGUF of that name) become the nearest GGUF file type, candidates in order, the first the
+# model comes in and the accelerator's llama.cpp backend runs (CANN runs only F16, Q8_0 and Q4_0). "Nearest" is the
+# same bits per weight and the same kind of file where one exists:
+# - AWQ and GPTQ are 4-bit integer weights in groups of 128 (4.16 bpw, reports/sizing/quant.py): Q4_K_M, the 4-bit
+#   GGUF most people download (4.89 bpw), then the legacy Q4_0 (4.5 bpw), then 8 and 16 bits where no 4-bit runs.
+# - FP8 is 8 bits per weight with block scales: Q8_0, llama.cpp's 8-bit type (8.5 bpw), then F16.
+# - FP8_FP4 (DeepSeek-V4's release: FP4 experts in the MXFP4 layout, other matrices FP8): MXFP4_MOE, the GGUF of MXFP4
+#   experts with the other matrices in Q8_0, i.e. the same split; then Q4_K_M.
+# BF16, FP16 and MXFP4 need no replacement: llama.cpp sizes them (a 16-bit GGUF has the released checkpoint's bytes,
+# quant.py). vLLM runs every format of the list (its GGUF loading included), so nothing is replaced the other way.
+QUANT_OF_ENGINE = {"llama.cpp": {
+    "AWQ": ("Q4_K_M", "Q4_0", "Q8_0", "F16"),
+    "GPTQ": ("Q4_K_M", "Q4_0", "Q8_0", "F16"),
+    "FP8": ("Q8_0", "F16", "Q4_K_M", "Q4_0"),
+    "FP8_FP4": ("MXFP4_MOE", "Q4_K_M", "Q4_0", "Q8_0", "F16"),
+}}
+REPLACEMENTS = {"kv_dtype": KV_OF_ENGINE, "quant": QUANT_OF_ENGINE}
 
 
 class ConfiguratorForm(forms.Form):
     """Preset values fill the selects; any integer in range is a valid state too (a shared ?context=12000)."""
 
-    kv_dtype_replaced: tuple[str, str] | None = None  # (asked, used): the other engine's KV type, replaced
-    # (asked, used) of a replacement made by the request that redirected here (KV_REPLACED_PARAMETER): a page
+    # {field: (asked, used)}: the other engine's KV type or weight format, replaced in this request (clean).
+    replaced: dict[str, tuple[str, str]]
+    # {field: (asked, used)} of a replacement made by the request that redirected here (REPLACED_PARAMETERS): a page
     # without JavaScript says so as the htmx answer does.
-    kv_dtype_replaced_before: tuple[str, str] | None = None
+    replaced_before: dict[str, tuple[str, str]]
 
     quant = forms.ChoiceField(label=_("Weights & quantization"), widget=FastSelect)
     context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
@@ -175,7 +202,11 @@ class ConfiguratorForm(forms.Form):
     def __init__(self, data, *, quant_names: list[str], max_context: int | None, default_budget: float | None,
                  hardware: HardwareSpec | None = None, model: ModelSpec | None = None):
         self.hardware = hardware  # the accelerator the engine must run on (None: not checked here)
-        self.kv_dtype_asked_before = data.get(KV_REPLACED_PARAMETER)  # not a field: read before the fields are kept
+        self.model = model
+        self.quant_names = quant_names
+        self.replaced, self.replaced_before = {}, {}
+        # Not fields: read before the fields are kept.
+        self.asked_before = {name: data.get(parameter) for name, parameter in REPLACED_PARAMETERS.items()}
         defaults = {"quant": "Q4_K_M" if "Q4_K_M" in quant_names else quant_names[0], "context": 8192, "gpus": 1,
                     "batch": 1, "kv_dtype": "f16", "engine": "llama.cpp", "offload": "auto",
                     "gpu_memory_utilization": DEFAULT_GPU_MEMORY_UTILIZATION,
@@ -248,30 +279,49 @@ class ConfiguratorForm(forms.Form):
     def cost_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in COST_FIELDS]
 
-    # The other engine's quantized KV cache: vLLM caches 8 bits as FP8 (--kv-cache-dtype fp8; no integer types),
-    # llama.cpp as Q8_0 (-ctk q8_0 -ctv q8_0; no FP8). A switch of engine keeps a cache this small, in its own type.
-    KV_OF_ENGINE = {"vllm": {"q8_0": "fp8", "q4_0": "fp8"}, "llama.cpp": {"fp8": "q8_0"}}
+    KV_OF_ENGINE = KV_OF_ENGINE
 
     def clean(self) -> dict:
         data = super().clean()
-        engine, kv_dtype = data.get("engine"), data.get("kv_dtype")
-        # Switching the engine with a quantized KV cache chosen refused the whole report ("vLLM has no q8_0 KV
-        # cache") under the field the visitor had not touched: the cache takes the engine's own type instead, and
-        # the page says so (kv_dtype_replaced); the form shows it, and the view answers with the state's URL.
-        replacement = self.KV_OF_ENGINE.get(engine, {}).get(kv_dtype)
-        if replacement:
-            data["kv_dtype"] = self.data["kv_dtype"] = replacement
-            self.kv_dtype_replaced = (kv_dtype, replacement)
-        elif (asked := self.kv_dtype_asked_before) and self.KV_OF_ENGINE.get(engine, {}).get(asked) == kv_dtype:
-            self.kv_dtype_replaced_before = (asked, kv_dtype)
+        engine = data.get("engine")
+        # Switching the engine with a quantized KV cache or a vLLM checkpoint format chosen refused the whole report
+        # ("vLLM has no q8_0 KV cache", "AWQ is a vLLM checkpoint format") under the field the visitor had not
+        # touched. A GET does not say which field changed, so any value of the other engine's kind (REPLACEMENTS)
+        # takes this engine's nearest instead, and the page says so (replaced); the form shows it, and the view
+        # answers with the state's URL. A value neither engine knows (quant=NOPE) is refused by its field as before.
+        for name, of_engine in REPLACEMENTS.items():
+            value, candidates = data.get(name), of_engine.get(engine, {})
+            if value in candidates:
+                used = self._nearest(name, candidates[value], engine)
+                data[name] = self.data[name] = used
+                self.replaced[name] = (value, used)
+            elif (asked := self.asked_before[name]) and value in candidates.get(asked, ()):
+                self.replaced_before[name] = (asked, value)
         if engine in ENGINE_BACKENDS and self.hardware is not None and not engine_runs_on(engine, self.hardware):
             self.add_error("engine", self._engine_error(engine))
         return data
 
+    def _nearest(self, name: str, candidates: tuple[str, ...], engine: str) -> str:
+        """The first candidate this model comes in and this accelerator runs under `engine` (weight formats), else the
+        first: the engine's message then says why it does not run here."""
+        if name != "quant":
+            return candidates[0]
+        model, hardware = self.model, self.hardware
+        return next((quant for quant in candidates if quant in self.quant_names
+                     and (model is None or format_applies_to(model, quant))
+                     and (hardware is None or format_runs_on(engine, quant, hardware))), candidates[0])
+
+    def replacement(self, name: str) -> tuple[str, str] | None:
+        """(asked, used) of the value of field `name` replaced in this request or in the one that redirected here."""
+        return self.replaced.get(name) or self.replaced_before.get(name)
+
     @property
     def kv_dtype_replacement(self) -> tuple[str, str] | None:
-        """(asked, used) of the KV type replaced in this request or in the one that redirected here."""
-        return self.kv_dtype_replaced or self.kv_dtype_replaced_before
+        return self.replacement("kv_dtype")
+
+    @property
+    def quant_replacement(self) -> tuple[str, str] | None:
+        return self.replacement("quant")
 
     def _engine_error(self, engine: str) -> str:
         """Why the engine does not run on this accelerator, and which one does."""

@@ -17,6 +17,7 @@ from urllib.parse import quote_plus
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from reports.charts import VramChart, stacked_bar, vram_chart
@@ -201,9 +202,11 @@ class ReportPage:
         return HF_MAX_FILE_BYTES
 
     @property
-    def kv_dtype_select_oob(self) -> str:
-        """The KV-type select as htmx swaps it in out of band, showing the type the page uses."""
-        return self.form["kv_dtype"].as_widget(attrs={"hx-swap-oob": "true"})
+    def replaced_selects_oob(self) -> str:
+        """The selects whose value this request replaced (the other engine's KV type or weight format: the form's
+        `replaced`), as htmx swaps them in out of band, showing the value the page uses."""
+        return mark_safe("".join(self.form[name].as_widget(attrs={"hx-swap-oob": "true"})
+                                 for name in self.form.replaced))
 
     @property
     def invalid_field_count(self) -> int:
@@ -837,7 +840,7 @@ class ReportPage:
         kv = self.chosen_fields.get("kv_dtype")
         if kv is None:
             return ()
-        kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, kv)
+        kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, (kv,))[0]
         try:
             resolve_kv_dtype(kv, engine)
         except SizingError:
@@ -922,8 +925,10 @@ class ReportPage:
         url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
         chosen = self.chosen_fields
         pairs = []
-        if chosen.get("gpus", "1") != "1" and int(chosen["gpus"]) in hardware_gpu_counts_taken(self.hardware):
-            pairs.append(("gpus", chosen["gpus"]))
+        # The count as the form read it: the query's text may be "5." or "05", which the integer field takes.
+        gpus = getattr(self.form, "cleaned_data", {}).get("gpus") if "gpus" in chosen else None
+        if gpus is not None and gpus != 1 and gpus in hardware_gpu_counts_taken(self.hardware):
+            pairs.append(("gpus", str(gpus)))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:
             pairs.append(("engine", chosen["engine"]))
         return f"{url}?{query_string(pairs)}" if pairs else url

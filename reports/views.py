@@ -25,7 +25,7 @@ from reports import formatting, pages
 from reports.estimates import CatalogSnapshot, catalog_version_key, current_catalog
 from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
-from reports.forms import CUSTOM_HARDWARE_SLUG, KV_REPLACED_PARAMETER, ConfigSubmitForm, CustomHardwareForm
+from reports.forms import CUSTOM_HARDWARE_SLUG, REPLACED_PARAMETERS, ConfigSubmitForm, CustomHardwareForm
 from reports.report import ReportPage, ReportRoute, build_report
 from reports.sizing.estimate import kv_cache_known
 from reports.sizing.specs import HardwareSpec, ModelSpec
@@ -220,16 +220,18 @@ def _render_report(request: HttpRequest, page: ReportPage, crumbs: list[tuple[st
         template = f"reports/report.html#{part}"
     else:
         template = "reports/report.html"
-    replaced = page.form.kv_dtype_replaced
+    replaced = page.form.replaced
+    used = {name: pair[1] for name, pair in replaced.items()}
     if replaced and not request.htmx:
-        # The other engine's KV type in the URL: the page of the state it stands for (each state is one URL), told
-        # which type was asked for, so that it says why the select shows another.
-        return redirect(_with_query(request, kv_dtype=replaced[1], **{KV_REPLACED_PARAMETER: replaced[0]}))
+        # The other engine's KV type or weight format in the URL: the page of the state it stands for (each state is
+        # one URL), told which value was asked for, so that it says why the select shows another.
+        asked = {REPLACED_PARAMETERS[name]: pair[0] for name, pair in replaced.items()}
+        return redirect(_with_query(request, **used, **asked))
     # A refused field is a 400 even where the report is still computed (only a rent-vs-buy input was refused).
     status = 200 if (page.estimate or page.not_sizable_here) and not page.form.errors else 400
     response = render(request, template, {"page": page, "breadcrumbs": crumbs}, status=status)
     if replaced and request.GET.get("part") != "details":
-        response["HX-Push-Url"] = _with_query(request, kv_dtype=replaced[1])  # the state shown, not the one asked
+        response["HX-Push-Url"] = _with_query(request, **used)  # the state shown, not the one asked
     return response
 
 

@@ -18,10 +18,27 @@ def field_errors(client, path):
                                                            response.content.decode(), re.S) if e.strip()]
 
 
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "FP8 is a vLLM checkpoint format; llama.cpp runs GGUF files. Choose a GGUF format such as Q4_K_M, or the "
+           "vLLM engine."),
+    ("de", "FP8 ist ein Checkpoint-Format für vLLM; llama.cpp führt GGUF-Dateien aus."),
+])
+def test_a_vllm_format_under_llama_cpp_is_worded_for_the_page(lang, expected):
+    """The configurator now replaces such a format with the nearest GGUF (forms.QUANT_OF_ENGINE); the engine's
+    refusal keeps its page wording for any other way in."""
+    from django.utils import translation
+
+    from reports.engine_messages import sizing_error_text
+    from reports.sizing.estimate import validate_scenario
+    from reports.sizing.specs import Scenario
+
+    with pytest.raises(SizingError) as caught:
+        validate_scenario(Scenario(quant="FP8"))
+    with translation.override(lang):
+        assert sizing_error_text(caught.value).startswith(expected)
+
+
 @pytest.mark.parametrize("lang, query, expected", [
-    ("en", "quant=FP8", "FP8 is a vLLM checkpoint format; llama.cpp runs GGUF files. Choose a GGUF format such as "
-                        "Q4_K_M, or the vLLM engine."),
-    ("de", "quant=FP8", "FP8 ist ein Checkpoint-Format für vLLM; llama.cpp führt GGUF-Dateien aus."),
     ("de", "engine=vllm&quant=BF16&gpus=3", "3 GPUs können das Modell nicht gleichmäßig aufteilen: Seine 32 "
                                             "Attention-Köpfe sind nicht durch 3 teilbar"),
     ("de", "quant=MXFP4", "MXFP4-Checkpoints quantisieren MoE-Experten, und Llama 3.1 8B Instruct hat keine."),

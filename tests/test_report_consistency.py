@@ -863,7 +863,7 @@ def test_lead_of_a_dense_model_without_recorded_license_points_to_the_model_card
     assert "Llama 3.1 8B Instruct (8.03 B parameters, dense, Grouped-query attention (GQA)) uses" in text
     assert "Model 8.03 B, dense · hardware 24 GB" in text and " active" not in text.split(" uses ")[0]
     german = text_of(client, url("llama-3-1-8b-instruct", "rtx-4090", lang="de"))
-    assert "(8,03 B Parameter, dicht (kein MoE), Grouped-Query Attention (GQA)) belegt" in german
+    assert "(8,03 Mrd. Parameter, dicht (kein MoE), Grouped-Query Attention (GQA)) belegt" in german
 
 
 def test_offload_explains_the_ram_and_host_link_terms_that_dominate(client):
@@ -1235,7 +1235,7 @@ def test_more_gpus_than_a_server_are_pipeline_stages_under_vllm(client):
 
 @pytest.mark.parametrize("lang, sentence", [
     ("en", "The model card counts 3.6 B active: it leaves out the input embedding"),
-    ("de", "Die Modellkarte nennt 3,6 B aktive Parameter: Sie lässt das Eingabe-Embedding weg"),
+    ("de", "Die Modellkarte nennt 3,6 Mrd. aktive Parameter: Sie lässt das Eingabe-Embedding weg"),
 ])
 def test_the_lead_says_why_a_cards_active_count_differs(client, lang, sentence):
     """gpt-oss-20b: 4.19 B active here (embedding included, as DeepSeek's and Qwen's cards count), 3.6 B on OpenAI's

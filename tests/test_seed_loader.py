@@ -220,3 +220,40 @@ def test_migration_0009_records_the_seed_frozen_with_it():
     frozen = {(model, key) for model, key, _ in SEED_ROWS}
     assert len(frozen) == len(SEED_ROWS) == 302
     assert frozen <= {(model, key) for model, key, _ in seed_rows(SEED_DIR)}  # the seed only grows (or renames)
+
+
+OLD_VAST_A100_DOUBT = (
+    "No source but the seed pages supports this rate: $3.54/h for 8 GPUs is $0.44 per GPU-hour, while the lowest "
+    "recorded A100 80GB rate is $0.86 per GPU-hour on spot (aiapiplaybook.com, 2026-01-15; 8 × $0.86 = $6.88/h) and "
+    "the usual mid-2026 band is $0.9-1.4 per GPU-hour. Listed, not picked as the cheapest, until a Vast.ai page "
+    "confirms it.")
+
+
+def test_the_reworded_price_doubt_reaches_a_loaded_catalog_without_a_second_row(tmp_path):
+    """The Vast.ai 8 × A100 doubt was reworded (it said "No source but the seed pages supports this rate"). A
+    database loaded with the old wording gets the new one on the next load_catalog: the offer's seed key
+    (provider|instance|accelerator|count) is unchanged, so the row is updated in place, not added again."""
+    import shutil
+
+    from catalog.seed_loader import SEED_DIR
+
+    for name in ("quant_formats.json", "accelerators.json", "models.json"):
+        shutil.copy(SEED_DIR / name, tmp_path / name)
+    rows = json.loads((SEED_DIR / "cloud_offers.json").read_text(encoding="utf-8"))
+    vast = next(row for row in rows if row["provider"] == "Vast.ai" and row.get("price_doubt"))
+    new_doubt = vast["price_doubt"]
+    vast["price_doubt"] = OLD_VAST_A100_DOUBT
+    (tmp_path / "cloud_offers.json").write_text(json.dumps(rows), encoding="utf-8")
+    load_catalog(tmp_path)
+    offers = CloudOffer.objects.count()
+
+    report = load_catalog()
+    assert CloudOffer.objects.count() == offers
+    assert sum(report.created.values()) == 0 and sum(report.updated.values()) == 1
+    offer = CloudOffer.objects.get(provider="Vast.ai", instance=vast["instance"])
+    assert offer.price_doubt == new_doubt
+    # Plain English, no internal jargon, every fact kept.
+    assert "seed page" not in new_doubt and "No source but" not in new_doubt
+    for fact in ("$3.54/h", "8 GPUs", "$0.44 per GPU-hour", "$0.86 per GPU-hour", "aiapiplaybook.com",
+                 "2026-01-15", "8 × $0.86 = $6.88/h", "mid-2026", "Vast.ai page confirms"):
+        assert fact in new_doubt, fact

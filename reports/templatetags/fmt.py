@@ -139,10 +139,10 @@ def _verified_label(doubted: bool, verified: dt.date | str, month_only: bool, la
 
 @register.filter
 def billions(value) -> str:
-    """Parameters in billions: 8.03e9 → "8.03 B"."""
+    """Parameters in billions in the page's language: 8.03e9 → "8.03 B", German "8,03 Mrd."."""
     if value is None or value == "":  # a missing attribute renders as "" in templates
         return gettext("not published")
-    return _figure(f"{formatting.significant(value / 1e9, get_language())} B")
+    return _figure(formatting.billions(value, get_language()))
 
 
 GIB = 2**30

@@ -166,23 +166,70 @@ def test_an_invalid_value_in_the_url_shows_the_error_beside_the_field(page, lang
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_an_invalid_combination_chosen_with_htmx_shows_the_error_and_the_page_recovers(page, lang):
-    page.goto(report_path(lang))
+    page.goto(report_path(lang, "engine=vllm&kv_dtype=auto"))
     mark_document(page)
-    quant_error = field_error(page, "quant")
-    expect(quant_error).to_be_empty()
+    gpus_error = field_error(page, "gpus")
+    expect(gpus_error).to_be_empty()
 
     with page.expect_response(is_htmx) as answer:
-        page.select_option("#id_quant", "AWQ")  # a vLLM checkpoint under llama.cpp
+        page.select_option("#id_gpus", "3")  # vLLM splits Llama 3.1's 32 attention heads evenly: not over 3 GPUs
     assert answer.value.status == 400
-    expect(quant_error).to_contain_text("vLLM")
+    expect(gpus_error).to_contain_text("32")
     expect(page.locator("#invalid-input")).to_be_visible()
     expect(page.locator("#fit")).to_have_count(0)
 
     # Choosing what the message suggests brings the results back and clears the message.
     with page.expect_response(is_htmx):
-        page.select_option("#id_engine", "vllm")
+        page.select_option("#id_gpus", "2")
     expect(page.locator("#fit")).to_be_visible()
-    expect(quant_error).to_be_empty()
+    expect(gpus_error).to_be_empty()
+    assert still_same_document(page)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_switching_a_vllm_awq_report_to_llama_cpp_takes_the_nearest_gguf(page, lang):
+    """AWQ under vLLM, then llama.cpp: the report was refused under the format field; now the select shows Q4_K_M
+    (the nearest GGUF of a 4-bit checkpoint), a sentence says why, and the pushed URL is the state shown."""
+    page.goto(report_path(lang, "engine=vllm&quant=AWQ&kv_dtype=auto"))
+    mark_document(page)
+    expect(page.locator("#id_quant")).to_have_value("AWQ")
+    with page.expect_response(is_htmx) as answer:
+        page.select_option("#id_engine", "llama.cpp")
+    assert answer.value.status == 200
+    expect(page.locator("#quant-replaced")).to_be_visible()
+    expect(page.locator("#quant-replaced")).to_contain_text("AWQ")
+    expect(page.locator("#quant-replaced")).to_contain_text("Q4_K_M")
+    expect(page.locator("#id_quant")).to_have_value("Q4_K_M")
+    expect(page).to_have_url(re.compile(r"[?&]quant=Q4_K_M(&|$)"))
+    state = query(page)
+    assert (state["engine"], state["quant"]) == ("llama.cpp", "Q4_K_M") and "quant_replaced" not in state
+    expect(field_error(page, "quant")).to_be_empty()
+    expect(page.locator("#fit")).to_be_visible()
+    expect(page.locator("#launch")).to_contain_text("Q4_K_M")
+    assert still_same_document(page)
+    # Another change keeps the replacement and drops the sentence.
+    choose(page, "context", "16384", changes=figure(page, "required"))
+    expect(page.locator("#quant-replaced")).to_have_count(0)
+    assert query(page)["quant"] == "Q4_K_M"
+    # Back restores the vLLM state with its own select values.
+    page.go_back()
+    page.go_back()
+    expect(page.locator("#id_engine")).to_have_value("vllm")
+    expect(page.locator("#id_quant")).to_have_value("AWQ")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_without_javascript_the_engine_switch_lands_on_the_nearest_gguf(open_context, lang):
+    page, _ = open_context(java_script_enabled=False)
+    page.goto(report_path(lang, "engine=vllm&quant=AWQ&kv_dtype=auto"))
+    page.select_option("#id_engine", "llama.cpp")
+    with page.expect_navigation():
+        page.locator("#configurator button[type=submit]").press("Enter")
+    expect(page.locator("#quant-replaced")).to_be_visible()
+    expect(page.locator("#id_quant")).to_have_value("Q4_K_M")
+    state = query(page)
+    assert (state["engine"], state["quant"], state["quant_replaced"]) == ("llama.cpp", "Q4_K_M", "AWQ")
+    expect(page.locator("#fit")).to_be_visible()
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
