@@ -444,10 +444,10 @@ def assert_page(client: Client, url: str, htmx: bool, statuses=(200, 301, 302, 4
         location = response["Location"]
         assert location.startswith("/") and not location.startswith("//"), location
         assert location.split("?")[0] == urlsplit(url).path.lower(), (url, location)
-    if response.status_code == 302:  # the other engine's KV type replaced: the same page, the state it stands for
+    if response.status_code == 302:  # the other engine's KV type or format replaced: the page of that state
         location = response["Location"]
         assert not htmx and location.split("?")[0] == urlsplit(url).path, (url, location)
-        assert "kv_replaced=" in location, location
+        assert "kv_replaced=" in location or "quant_replaced=" in location, location
     count(f"page answered {response.status_code}")
     assert SCRIPT not in response.content.decode("utf-8", errors="replace"), f"{url} reflects a <script>"
 
