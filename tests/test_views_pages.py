@@ -162,6 +162,19 @@ def test_the_hardware_page_says_when_the_memory_type_is_not_published(client, la
     assert f"<dd>{memory}</dd>" in body
 
 
+@pytest.mark.parametrize("lang, sentence, reason", [
+    ("en", "Vast.ai, 8 × A100 80GB SXM at $3.54/h: the rate is not confirmed by its source.", '<span lang="en">'),
+    ("de", "Vast.ai, 8 × A100 80GB SXM zu 3,54\xa0$/Std.: Die Quelle bestätigt diesen Tarif nicht.",
+     '<summary>Begründung (englisch)</summary><p lang="en">'),
+])
+def test_the_hardware_page_says_why_a_rate_is_not_confirmed(client, lang, sentence, reason):
+    """The offer listed first on the A100's page said only "rate not confirmed by its source"; the reports said why."""
+    body = html.unescape(client.get(f"/{lang}/hardware/a100-80gb-sxm/").content.decode())
+    assert sentence in body
+    doubt = body.split(sentence, 1)[1][:400]
+    assert reason in doubt and "0.44" in doubt
+
+
 def test_hardware_page_opens_on_the_largest_models_that_fit(client):
     """Sorted by size alone, an RTX 4090's table opened on 1-2.8 T models that exceed it: fits first, then tight,
     exceeds, each group largest first; the verdict header shows the sort."""

@@ -129,6 +129,9 @@ def test_the_model_table_marks_every_total_of_such_a_model(client):
     table = body.split('id="table"', 1)[1]
     totals = re.findall(r'<td class="num">([^<]*GiB)</td>', table)
     assert len(totals) > 80 and all(total.startswith("≥ ") for total in totals)  # unsizable rows: "not published"
+    # A row that is not sizable there has no figure to bound: "≥ not published" read as a bound of nothing.
+    assert "≥ not published" not in table and "not published" in table
+    assert "≥ nicht veröffentlicht" not in client.get("/de/model/cohere-command-a-111b/").content.decode()
     known = client.get("/en/model/qwen3-32b/").content.decode().split('id="table"', 1)[1]
     assert "≥" not in known  # a model whose KV cache is known: exact totals
 

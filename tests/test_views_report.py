@@ -191,11 +191,11 @@ def test_the_other_engines_kv_type_becomes_this_engines(client, db, query, asked
 
 QUANT_NOTICE = {
     "en": "llama.cpp runs GGUF files, not {asked} (a vLLM checkpoint format): the configuration uses {used}, the "
-          "nearest GGUF format, instead. To size {asked}, choose the vLLM engine.",
+          "nearest GGUF format, instead. To size {asked}, choose the vLLM engine, then {asked} again.",
     # Needs the German of the notice in locale/de (fails until the translations are merged).
     "de": "llama.cpp führt GGUF-Dateien aus, kein {asked} (ein Checkpoint-Format für vLLM): Die Konfiguration "
           "verwendet stattdessen {used}, das nächstliegende GGUF-Format. Um {asked} zu berechnen, wählen Sie die "
-          "Engine vLLM.",
+          "Engine vLLM und dann wieder {asked}.",
 }
 
 

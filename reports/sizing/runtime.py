@@ -314,11 +314,17 @@ def llama_cpp_buffers(spec: ModelSpec, scenario: Scenario) -> dict[str, tuple[fl
             compute, compute_how = attention, attention_how
     host = F32 * ub * (n_embd + n_kv)
     output = F32 * n_vocab * scenario.batch
+    host_how = f"4 B × ub {ub} × (n_embd {grouped(n_embd)} + n_kv {grouped(n_kv)}): embeddings + KQ mask"
+    output_how = f"4 B × n_vocab {grouped(n_vocab)} × {sequences(scenario.batch)} (f32 logits)"
+    if not n_embd:  # no config.json: a width of 0 would read as a fact
+        host_how = (f"4 B × ub {ub} × n_kv {grouped(n_kv)}: the KQ mask (width unknown, no config.json: the "
+                    "embeddings are not counted)")
+    if not n_vocab:
+        output_how = "vocabulary unknown (no config.json): the f32 logits are not counted"
     return {
         "compute buffer": (compute, compute_how),
-        "host compute buffer": (host, f"4 B × ub {ub} × (n_embd {grouped(n_embd)} + n_kv {grouped(n_kv)}): "
-                                      "embeddings + KQ mask"),
-        "output buffer": (output, f"4 B × n_vocab {grouped(n_vocab)} × {sequences(scenario.batch)} (f32 logits)"),
+        "host compute buffer": (host, host_how),
+        "output buffer": (output, output_how),
     }
 
 

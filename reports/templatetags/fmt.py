@@ -192,8 +192,9 @@ def toks(value, upper_bound=False) -> str:
 
 @register.filter
 def at_least(text, lower_bound=False) -> str:
-    """A formatted figure that is a lower bound ("≥ $0.13"): costs derived from an upper-bound speed (see toks)."""
-    return f"≥ {text}" if lower_bound else text
+    """A formatted figure that is a lower bound ("≥ $0.13"): costs derived from an upper-bound speed (see toks). A
+    figure that is not there ("not published", "n/a") is no bound: "≥ not published" read as a lower bound of nothing."""
+    return f"≥ {text}" if lower_bound and any(char.isdigit() for char in str(text)) else text
 
 
 @register.filter

@@ -327,3 +327,16 @@ def test_quantized_moe_gap_constants_are_the_bench_row():
     assert row["expected"] == VLLM_QUANTIZED_MOE_LOGGED_KV_GIB == 8.11
     assert row["predicted"] == pytest.approx(0.9 * 79.19 - 55.1217 - 1024 * 151936 * 38 / GIB - 2.1, abs=1e-3)
     assert round(row["predicted"], 2) == VLLM_QUANTIZED_MOE_MODELLED_KV_GIB == 8.54
+
+
+def test_buffers_of_a_model_without_config_say_what_is_unknown():
+    """A model known only by its stated parameters has no vocabulary or width: the formulas read "n_embd 0" and
+    "n_vocab 0" as if the config said so. Host buffer: the f32 KQ mask alone, 4 B × 512 × 8,192 = 16 MiB."""
+    from tests.engine.specs import stated_parameters_only
+
+    buffers = llama_cpp_buffers(stated_parameters_only(111e9, 111e9), Scenario(context=8192))
+    assert buffers["host compute buffer"][0] == 4 * 512 * 8192
+    assert buffers["output buffer"][0] == 0
+    explained = " ".join(how for _, how in buffers.values())
+    assert "n_embd 0" not in explained and "n_vocab 0" not in explained
+    assert "width unknown" in buffers["host compute buffer"][1] and "unknown" in buffers["output buffer"][1]
