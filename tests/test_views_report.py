@@ -179,14 +179,23 @@ def test_the_other_engines_kv_type_becomes_this_engines(client, db, query, asked
     # it read "has no Q8_0 (8-bit) KV cache: … its FP8 (8-bit) cache").
     assert notice and f"has no {asked.upper()} KV cache: the configuration uses {kv_dtype_label(used)} instead" in notice[1]
     assert 'hx-swap-oob' not in landed and 'id="kv-replaced"' not in client.get(state).content.decode()
+    assert_htmx_replacement(client, path, state, "kv", used)
+
+
+def assert_htmx_replacement(client, path: str, state: str, kind: str, used: str) -> str:
+    """An htmx change that replaced the KV type ("kv") or the format ("quant"): the results with the notice, the
+    replaced select swapped out of band showing what is used, the state's URL pushed; the details request pushes
+    nothing. The results partial."""
+    field = {"kv": "kv_dtype", "quant": "quant"}[kind]
     htmx = client.get(path, headers={"HX-Request": "true"})
-    body = htmx.content.decode()
+    partial = htmx.content.decode()
     assert htmx.status_code == 200 and htmx["HX-Push-Url"] == state
-    assert 'id="fit"' in body and 'id="kv-replaced"' in body
-    assert re.search(rf'<select hx-swap-oob="true" id="id_kv_dtype" name="kv_dtype">.*?value="{used}" selected',
-                     body, re.S)
+    assert 'id="fit"' in partial and f'id="{kind}-replaced"' in partial
+    assert re.search(rf'<select hx-swap-oob="true" id="id_{field}" name="{field}">.*?value="{used}" selected',
+                     partial, re.S)
     details = client.get(path + "&part=details", headers={"HX-Request": "true"})
     assert details.status_code == 200 and "HX-Push-Url" not in details  # the second request pushes nothing
+    return partial
 
 
 QUANT_NOTICE = {
@@ -221,15 +230,8 @@ def test_switching_to_llama_cpp_replaces_a_vllm_checkpoint_format_with_the_neare
     assert re.search(rf'<select id="id_quant" name="quant"[^>]*>.*?value="{used}" selected', body, re.S)
     assert f"at {used}" in body or f"in {used}" in body  # the report is sized in the replacement
     assert 'id="quant-replaced"' not in client.get(state).content.decode()  # the state itself says nothing
-    htmx = client.get(path, headers={"HX-Request": "true"})
-    partial = htmx.content.decode()
-    assert htmx.status_code == 200 and htmx["HX-Push-Url"] == state
-    assert 'id="fit"' in partial and 'id="quant-replaced"' in partial
-    assert re.search(rf'<select hx-swap-oob="true" id="id_quant" name="quant">.*?value="{used}" selected',
-                     partial, re.S)
+    partial = assert_htmx_replacement(client, path, state, "quant", used)
     assert 'id="id_kv_dtype"' not in partial  # only the replaced select is swapped
-    details = client.get(path + "&part=details", headers={"HX-Request": "true"})
-    assert details.status_code == 200 and "HX-Push-Url" not in details
     assert html.unescape(notice[1]) == QUANT_NOTICE[lang].format(asked=asked, used=used)
 
 
