@@ -257,7 +257,7 @@ class ConcurrencyCheckedForm(forms.ModelForm):
             return
         model = type(self.instance)
         claimed = model._default_manager.filter(pk=self.instance.pk, updated_at=opened_at).update(updated_at=opened_at)
-        if not claimed and model._default_manager.filter(pk=self.instance.pk).exists():
+        if not claimed:  # saved by someone else since, or deleted (a save would insert the deleted row again)
             raise StaleEdit([str(self.instance)])
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from urllib.parse import quote_plus
 
+from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import QueryDict
 from django.urls import get_script_prefix, get_urlconf, reverse
@@ -824,9 +825,19 @@ class ReportPage:
         if self.query is None:
             return {}
         defaults = self.form.default_values
-        return {name: str(self.form.data[name]) for name in self.form.fields
-                if self.query.get(name) not in (None, "") and name not in self.form.errors
-                and self.form.data.get(name) not in (None, "") and str(self.form.data[name]) != defaults.get(name)}
+        chosen = {}
+        for name, field in self.form.fields.items():
+            if self.query.get(name) in (None, "") or name in self.form.errors or self.form.data.get(name) in (None, ""):
+                continue
+            # A whole number as the form read it: "32768." and "08192" are valid input, and int() of the text
+            # answered 500 where a link was built from it. (FloatField and DecimalField subclass IntegerField:
+            # their text is kept as typed, "8" hours stays "8".)
+            whole = isinstance(field, forms.IntegerField) and not isinstance(field, forms.FloatField | forms.DecimalField)
+            value = (str(self.form.cleaned_data[name]) if whole and name in self.form.cleaned_data
+                     else str(self.form.data[name]))
+            if value != defaults.get(name):
+                chosen[name] = value
+        return chosen
 
     def _kv_for(self, engine: str) -> tuple[tuple[str, str], ...]:
         """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: ConfiguratorForm.KV_OF_ENGINE),

@@ -225,6 +225,28 @@ def test_a_changelist_save_in_the_window_rolls_back_every_row(admin_client, monk
     assert CloudOffer.objects.get(pk=second.pk).hourly_usd == Decimal("0.590")
 
 
+def test_a_row_deleted_between_check_and_save_is_not_saved_back(admin_client, monkeypatch):
+    """A row another admin deleted after the form's check was inserted again by the save (its claim found no row
+    and let the save go on). One connection cannot interleave two transactions: the deletion runs in the admin's
+    own, which the refused save rolls back, so the row is left as it was, without the edit."""
+    from catalog.forms import ConcurrencyCheckedForm
+
+    price = make_price(make_accelerator())
+    url = change_url(price)
+    data = change_form_data(admin_client, url, note="checked")
+    clean = ConcurrencyCheckedForm.clean
+
+    def clean_then_delete(self):
+        cleaned = clean(self)
+        HardwarePrice.objects.filter(pk=price.pk).delete()
+        return cleaned
+
+    monkeypatch.setattr(ConcurrencyCheckedForm, "clean", clean_then_delete)
+    response = admin_client.post(url, data, follow=True)
+    assert "Changed by someone else while you were saving" in response.content.decode()
+    assert list(HardwarePrice.objects.values_list("note", flat=True)) == [""]
+
+
 def test_a_stale_inline_price_does_not_overwrite_a_newer_save(admin_client):
     accelerator = make_accelerator()
     price = make_price(accelerator)

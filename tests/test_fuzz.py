@@ -47,6 +47,7 @@ HOSTILE_VALUES = (
     "", " ", "-1", "0", "-0", "1e308", "1e309", "-1e309", "1e-400", "9" * 400, "-" + "9" * 400, "NaN", "nan",
     "-nan", "inf", "-inf", "Infinity", "-Infinity", "0x10", "1_000", "1,5", "٣٢٧٦٨", "８１９２", "2147483648",
     "9223372036854775808", "-9223372036854775809", "4.5e3", ".5", "5.", "+8", " 8 ", "\t8\n",
+    "8192.", "32768.0", "08192", "2.0",  # valid whole numbers as the integer fields read them, not as int() does
     "A" * LONG, "9" * LONG, "ü" * LONG, "😀" * 2_500, "%" * LONG,
     "' OR '1'='1", "1; DROP TABLE catalog_llmmodel; --", "\" OR \"\"=\"", "1 UNION SELECT password FROM auth_user",
     SCRIPT, f"\"><{SCRIPT[1:]}", f"'>{SCRIPT}", f"</textarea>{SCRIPT}", "<img src=x onerror=alert(1)>",

@@ -805,3 +805,14 @@ def test_a_gpu_count_written_with_a_trailing_dot_is_read_as_the_form_reads_it(cl
     response = client.get(url("cohere-command-a-111b", "a100-80gb-sxm", query="gpus=5."))
     assert response.status_code == 200
     assert 'href="/en/hardware/a100-80gb-sxm/?gpus=5"' in response.content.decode()
+
+
+@pytest.mark.parametrize("query", ["context=32768.", "context=32768.0", "context=032768", "batch=4.", "gpus=2.0"])
+def test_whole_numbers_written_as_decimals_are_read_as_the_form_reads_them(client, db, query):
+    """The integer fields take "32768." and "032768" (Django's IntegerField); the links that keep the visitor's state
+    parsed the query's text with int() and answered 500 (the GPU count's link was fixed alone before)."""
+    response = client.get(url("llama-3-1-8b-instruct", "rtx-4090", query=query))
+    assert response.status_code == 200
+    name, value = query.split("=")
+    body = response.content.decode()
+    assert re.search(rf'{name}={int(float(value))}(&amp;|")', body)  # a neighbour link keeps the number

@@ -112,7 +112,7 @@ MAX_GPUS = 1_024
 # --------------------------------------------------------------------------------------------------------------
 
 
-# Every field of a scenario but ``extra``, which nothing reads.
+# Every field of a scenario.
 _SCENARIO_VALUES = attrgetter(*(f.name for f in fields(Scenario) if f.compare))
 
 
@@ -124,9 +124,11 @@ def validate_scenario(scenario: Scenario) -> None:
     number of tokens, True == 1 no batch)."""
     types = tuple(map(type, _SCENARIO_VALUES(scenario)))
     try:
-        _validate_scenario(scenario, types)
+        hash(scenario)
     except TypeError:  # an unhashable value (no form or option makes one): checked uncached, refused by its option
         _validate_scenario.__wrapped__(scenario, types)
+        return
+    _validate_scenario(scenario, types)  # a TypeError of the checks themselves is not taken for unhashability
 
 
 @lru_cache(maxsize=4096)  # lru_cache keeps no exception: a refused scenario is checked again, with its message

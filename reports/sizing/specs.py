@@ -320,7 +320,6 @@ class Scenario:
     n_ubatch: int = 512
     swa_full: bool = False
     system_ram_bandwidth_gbs: float | None = None
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
 
 _SCENARIO_FIELDS = frozenset(f.name for f in fields(Scenario))
@@ -331,7 +330,7 @@ def scenario_with(scenario: Scenario, **changes: object) -> Scenario:
     scenarios (each accelerator × count, format and depth it sizes), and replace reads every field through its
     Field objects and then runs the frozen __init__, which sets each field through object.__setattr__. Scenario has
     no __post_init__ and no init=False field, so its instance dict is exactly what __init__ stores: a copy of it with
-    the changes is the same scenario (``extra`` is shared, as replace shares it)."""
+    the changes is the same scenario (every field is immutable: the copies share nothing that could change)."""
     if not changes.keys() <= _SCENARIO_FIELDS:
         raise TypeError(f"Scenario has no field {', '.join(sorted(changes.keys() - _SCENARIO_FIELDS))}")
     new = object.__new__(Scenario)

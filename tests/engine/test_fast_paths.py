@@ -12,7 +12,7 @@ from reports.sizing.specs import Scenario, scenario_with
 CHANGED = {"quant": "BF16", "context": 32768, "batch": 4, "kv_dtype": "q8_0", "engine": "vllm", "gpus": 2,
            "offload_pct": 25.0, "depth": 1000, "prompt": 512, "gpu_memory_utilization": 0.8, "max_num_seqs": 64,
            "max_num_batched_tokens": 4096, "flash_attention": False, "n_ubatch": 1024, "swa_full": True,
-           "system_ram_bandwidth_gbs": 60.0, "extra": {"note": 1}}
+           "system_ram_bandwidth_gbs": 60.0}
 
 
 def test_changed_covers_every_field():
