@@ -52,7 +52,23 @@ def _comparable(value):
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, (dict, list)):
-        return json.loads(json.dumps(value, sort_keys=True))
+        return _json_numbers_as_floats(json.loads(json.dumps(value, sort_keys=True)))
+    return value
+
+
+# Beyond 2**53 an integer in JSON is a float's value written out: PostgreSQL's jsonb stores numbers as numeric and
+# writes 1e+308 (Nemotron-H's time_step_limit) back as its 309 digits, which Python reads as an int unequal to the
+# float. Compared as floats, a config loaded into PostgreSQL equals its seed, and a second load updates nothing.
+_EXACT_FLOAT_INT = 2 ** 53
+
+
+def _json_numbers_as_floats(value):
+    if isinstance(value, dict):
+        return {key: _json_numbers_as_floats(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_numbers_as_floats(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _EXACT_FLOAT_INT:
+        return float(value)
     return value
 
 
@@ -102,7 +118,8 @@ def upsert(report: LoadReport, model_cls: type[models.Model], key: str, lookup: 
         SeedKey.objects.create(kind=kind, key=key, object_id=obj.pk)
     if not obj.seed_snapshot:
         return obj  # created by an admin: theirs
-    snapshot, changed = dict(obj.seed_snapshot), False
+    # The snapshot itself is jsonb on PostgreSQL: its large numbers come back as ints too.
+    snapshot, changed = {name: _json_numbers_as_floats(value) for name, value in obj.seed_snapshot.items()}, False
     for name, new in python_values.items():
         current, new_cmp = _comparable(getattr(obj, name)), _comparable(new)
         if current == new_cmp:

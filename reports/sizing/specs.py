@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Literal
 
 # Mixer of one decoder layer: what the layer does across tokens.
