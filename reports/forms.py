@@ -279,7 +279,6 @@ class ConfiguratorForm(forms.Form):
     def cost_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in COST_FIELDS]
 
-    KV_OF_ENGINE = KV_OF_ENGINE
 
     def clean(self) -> dict:
         data = super().clean()

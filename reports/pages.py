@@ -27,14 +27,14 @@ from reports.forms import MAX_GPUS, scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
-    engine_usable_bytes, engines_on, estimate_speeds, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
+    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, decode_speeds, default_engine, default_scenario,
+    engine_usable_bytes, engines_on, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
     kv_cache_known, native_format, plan_memory, sizable_on, vllm_memory_share,
 )
 from reports.sizing.runtime import DEVICE_CONTEXT_BYTES
 from reports.sizing.quant import quant_format
 from reports.sizing.parameters import ParameterCount, count_parameters
-from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario
+from reports.sizing.specs import HardwareSpec, ModelSpec, Scenario, scenario_with
 
 # The configuration every overview quotes: the report's defaults (Q4_K_M weights, FP16 KV cache, one sequence,
 # llama.cpp, one GPU), at 8K and at 32K context as the seed's model page does. On an accelerator llama.cpp has no
@@ -225,14 +225,14 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
     opening = default_scenario(model, hardware)
     for context in (SHORT_CONTEXT, LONG_CONTEXT):
         try:
-            plans[context] = plan_memory(model, hardware, replace(opening, context=context))
+            plans[context] = plan_memory(model, hardware, scenario_with(opening, context=context))
         except SizingError:
             plans[context] = None
     short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
     decode = None
     if short is not None and short.runs:
-        decode = estimate_speeds(model, hardware, replace(opening, context=SHORT_CONTEXT), short,
-                                 params).decode.tokens_per_s
+        decode, _ = decode_speeds(model, hardware, scenario_with(opening, context=SHORT_CONTEXT), short, params)
+        decode = decode.tokens_per_s
     return AcceleratorRow(
         hardware=hardware, usable_bytes=engine_usable_bytes(hardware, opening),  # the engine the row is sized under
         total_short_bytes=short.fit.required_bytes if short else None,
@@ -465,7 +465,7 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
 
     def fitting(quant: str) -> MemoryPlan | None:
         try:
-            return fitting_plan(model, hardware, replace(scenario, quant=quant))
+            return fitting_plan(model, hardware, scenario_with(scenario, quant=quant))
         except SizingError:
             return None  # e.g. vLLM loads no DeepSeek-V4 in this format
 
@@ -477,7 +477,7 @@ def best_fitting_format(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
     # If even the smallest format's lower bound of the GPUs' demand exceeds what they hold, none fits. Only the bound:
     # a plan of the smallest format can fail for a reason of its own (vLLM cannot split AWQ's expert width of 2560
     # over 8 GPUs in 128-wide blocks), which says nothing about the larger formats (Qwen3 Coder 480B fits at FP8).
-    smallest = replace(scenario, quant=min(ladder, key=lambda quant: quant_format(quant).bits_per_weight))
+    smallest = scenario_with(scenario, quant=min(ladder, key=lambda quant: quant_format(quant).bits_per_weight))
     try:
         if gpu_demand_floor_bytes(model, smallest) > engine_usable_bytes(hardware, smallest):
             return None
@@ -499,7 +499,7 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     """The model on `gpus` × `hardware` under `engine` (the accelerator's default when None): the best format that
     fits, or the offload speed where none does; its report link opens on that configuration."""
     params = count_parameters(model)
-    opening = replace(default_scenario(model, hardware, engine), gpus=gpus)
+    opening = scenario_with(default_scenario(model, hardware, engine), gpus=gpus)
     # The report link opens on the table's configuration: its GPU count and the engine chosen (defaults left out).
     configured = {"gpus": str(gpus)} if gpus != 1 else {}
     if engine:
@@ -518,8 +518,8 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
                         f"{report_url}?{urlencode(configured)}" if configured else report_url, model_url,
                         not model.layer_count_known, **(offload or {}))
     quant, plan = best
-    scenario = replace(opening, quant=quant)
-    decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
+    scenario = scenario_with(opening, quant=quant)
+    decode = decode_speeds(model, hardware, scenario, plan, params)[0].tokens_per_s
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{urlencode({'quant': quant, **configured})}", model_url,
                     not model.layer_count_known, plan.kv is None)
@@ -544,7 +544,7 @@ def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, 
         return None
     if not plan.runs or not plan.placement.offloaded_bytes:
         return None
-    decode = estimate_speeds(model, hardware, opening, plan, params).decode.tokens_per_s
+    decode = decode_speeds(model, hardware, opening, plan, params)[0].tokens_per_s
     return {"offload_quant": opening.quant, "offload_decode_tok_s": decode,
             "offload_bytes": plan.placement.offloaded_bytes}
 
@@ -741,23 +741,23 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         model = catalog.model(row.slug)
         if engine == "vllm":
             # The best format of vLLM's ladder that fits the GPUs (the released checkpoint first).
-            scenario = replace(default_scenario(model, hardware, "vllm"), gpus=gpus)
+            scenario = scenario_with(default_scenario(model, hardware, "vllm"), gpus=gpus)
             best = best_fitting_format(model, hardware, scenario)  # an estimated model: its relative's shapes
             if best is None:
                 continue
             quant, plan = best
-            scenario = replace(scenario, quant=quant)
+            scenario = scenario_with(scenario, quant=quant)
         else:
             # The report's opening configuration there (vLLM and its format where llama.cpp has no backend), so
             # the link opens on what the entry lists.
-            scenario = replace(default_scenario(model, hardware), gpus=gpus)
+            scenario = scenario_with(default_scenario(model, hardware), gpus=gpus)
             plan = fitting_plan(model, hardware, scenario)
             if plan is None:
                 continue
         suffix = "?" + urlencode(scenario_query(scenario)) if engine == "vllm" else (f"?gpus={gpus}" if gpus > 1
                                                                                       else "")
         params = count_parameters(model)
-        decode = estimate_speeds(model, hardware, scenario, plan, params).decode.tokens_per_s
+        decode = decode_speeds(model, hardware, scenario, plan, params)[0].tokens_per_s
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
                                                    plan.fit.verdict,
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,

@@ -24,7 +24,7 @@ from django.utils.translation import get_language
 from reports.charts import VramChart, stacked_bar, vram_chart
 from reports.estimates import CatalogSnapshot
 from reports.forms import (
-    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, ConfiguratorForm, CustomHardwareForm, backend_label,
+    CONTEXT_PRESETS, COST_FIELDS, CUSTOM_HARDWARE_SLUG, KV_OF_ENGINE, ConfiguratorForm, CustomHardwareForm, backend_label,
     engine_backend_labels, field_for_error, scenario_query,
 )
 from reports.launch import HF_MAX_FILE_BYTES, LaunchCommand, llama_cpp_command, vllm_command
@@ -840,7 +840,7 @@ class ReportPage:
         return chosen
 
     def _kv_for(self, engine: str) -> tuple[tuple[str, str], ...]:
-        """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: ConfiguratorForm.KV_OF_ENGINE),
+        """The chosen KV type as `engine` caches it (llama.cpp's q8_0 is vLLM's fp8: forms.KV_OF_ENGINE),
         or nothing where that engine has no such type. Once per engine: ~130 neighbour links ask."""
         cache = self.__dict__.setdefault("_kv_of_engine", {})
         if engine not in cache:
@@ -851,7 +851,7 @@ class ReportPage:
         kv = self.chosen_fields.get("kv_dtype")
         if kv is None:
             return ()
-        kv = ConfiguratorForm.KV_OF_ENGINE.get(engine, {}).get(kv, (kv,))[0]
+        kv = KV_OF_ENGINE.get(engine, {}).get(kv, (kv,))[0]
         try:
             resolve_kv_dtype(kv, engine)
         except SizingError:
@@ -936,8 +936,7 @@ class ReportPage:
         url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
         chosen = self.chosen_fields
         pairs = []
-        # The count as the form read it: the query's text may be "5." or "05", which the integer field takes.
-        gpus = getattr(self.form, "cleaned_data", {}).get("gpus") if "gpus" in chosen else None
+        gpus = int(chosen["gpus"]) if "gpus" in chosen else None  # as the form read it (chosen_fields)
         if gpus is not None and gpus != 1 and gpus in hardware_gpu_counts_taken(self.hardware):
             pairs.append(("gpus", str(gpus)))
         if "engine" in chosen and len(engines_on(self.hardware)) > 1:

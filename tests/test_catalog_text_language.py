@@ -33,7 +33,6 @@ def test_german_report_keeps_the_english_price_doubt_out_of_its_german_sentence(
 
 
 def test_german_report_names_the_english_reason_in_german(client):
-    # Needs the German of "Reason (in English)" in locale/de (fails until the translations are merged).
     cloud = _cloud_section(client.get("/de/report/glm-5/rtx-5090/").content.decode())
     assert "<summary>Begründung (englisch)</summary>" in cloud
 

@@ -49,20 +49,3 @@ def test_rank_split_by_rules_is_the_tensor_by_tensor_sum(seed_models, quant):
                 assert _rank_split.__wrapped__(spec, quant, tp, include_mtp) == expected, (spec.slug, quant, tp)
                 compared += 1
     assert compared > 150
-
-
-def test_calibrations_are_the_backends_constants(db):
-    """throughput's calibrations are cached on the two fields they read (backend, architecture)."""
-    from dataclasses import replace
-
-    from reports.sizing.throughput import (
-        CALIBRATION, ROCBLAS_FALLBACK_EFFICIENCY, VLLM_PREFILL_EFFICIENCY, backend_class, calibration_for,
-        vllm_calibration,
-    )
-
-    for hardware in CatalogSnapshot().hardware.values():
-        expected = CALIBRATION[backend_class(hardware)]
-        if backend_class(hardware) == "rocm" and hardware.architecture in ROCBLAS_FALLBACK_EFFICIENCY:
-            expected = replace(expected, compute_efficiency=ROCBLAS_FALLBACK_EFFICIENCY[hardware.architecture])
-        assert calibration_for(hardware) == expected, hardware.slug
-        assert vllm_calibration(hardware) == replace(expected, compute_efficiency=VLLM_PREFILL_EFFICIENCY)

@@ -54,7 +54,8 @@ def test_load_is_idempotent(tmp_path):
 
 def test_the_shipped_seed_loads_twice_without_an_update():
     """On PostgreSQL every load updated Nemotron 3 Ultra again: jsonb writes its config's 1e+308 back as 309 digits,
-    which Python reads as an int unequal to the float (the seed run's `make run` and the CI's PostgreSQL run)."""
+    which Python reads as an int unequal to the float. The two loads show it in `make test`'s PostgreSQL run (on
+    SQLite they passed before the fix); the comparison below shows it on every database."""
     load_catalog()
     second = load_catalog()
     assert second.created == {} and second.updated == {}

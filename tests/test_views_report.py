@@ -201,7 +201,6 @@ def assert_htmx_replacement(client, path: str, state: str, kind: str, used: str)
 QUANT_NOTICE = {
     "en": "llama.cpp runs GGUF files, not {asked} (a vLLM checkpoint format): the configuration uses {used}, the "
           "nearest GGUF format, instead. To size {asked}, choose the vLLM engine, then {asked} again.",
-    # Needs the German of the notice in locale/de (fails until the translations are merged).
     "de": "llama.cpp führt GGUF-Dateien aus, kein {asked} (ein Checkpoint-Format für vLLM): Die Konfiguration "
           "verwendet stattdessen {used}, das nächstliegende GGUF-Format. Um {asked} zu berechnen, wählen Sie die "
           "Engine vLLM und dann wieder {asked}.",

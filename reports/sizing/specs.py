@@ -326,8 +326,8 @@ _SCENARIO_FIELDS = frozenset(f.name for f in fields(Scenario))
 
 
 def scenario_with(scenario: Scenario, **changes: object) -> Scenario:
-    """``dataclasses.replace(scenario, **changes)``, about seven times faster: an uncached page derives ~450
-    scenarios (each accelerator × count, format and depth it sizes), and replace reads every field through its
+    """``dataclasses.replace(scenario, **changes)``, about seven times faster: an uncached page derives
+    hundreds of scenarios (each accelerator × count, format and depth it sizes), and replace reads every field through its
     Field objects and then runs the frozen __init__, which sets each field through object.__setattr__. Scenario has
     no __post_init__ and no init=False field, so its instance dict is exactly what __init__ stores: a copy of it with
     the changes is the same scenario (every field is immutable: the copies share nothing that could change)."""
