@@ -188,7 +188,6 @@ class AcceleratorRow:
     runs: bool = True  # MemoryPlan.runs at SHORT_CONTEXT (decode_tok_s is None when it does not)
     opening: Scenario = DEFAULT_SCENARIO  # the report's defaults there (vLLM where llama.cpp does not run)
     table: Scenario = DEFAULT_SCENARIO  # the table's configuration (table_scenario: the model's own llama.cpp format)
-    total_lower_bound: bool = False  # the KV cache is unknown (no shapes, no family member): "≥" before the totals
 
     @property
     def differs_from_table(self) -> bool:
@@ -239,7 +238,7 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
         total_long_bytes=long_.fit.required_bytes if long_ else None,
         decode_tok_s=decode, verdict=_row_verdict(short) or _unsizable(model, hardware), report_url=report_url,
         hardware_url=hardware_url, runs=short.runs if short else True, opening=opening,
-        table=table_scenario(model), total_lower_bound=not kv_cache_known(model))
+        table=table_scenario(model))
 
 
 def _unsizable(model: ModelSpec, hardware: HardwareSpec) -> str | None:

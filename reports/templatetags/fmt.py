@@ -92,9 +92,13 @@ def signed_pct(value, digits: int = 0) -> str:
 @register.filter
 def day(value) -> str:
     """A date (or ISO date string) in the locale's medium format: 04.11.2026 / Nov 4, 2026."""
+    return _day(value, get_language())
+
+
+def _day(value: dt.date | str | None, language: str) -> str:
     if isinstance(value, str) and value:
-        value = dt.date.fromisoformat(value)
-    return _or_not_published(formatting.date(value or None, get_language()))
+        value = dt.date.fromisoformat(value)  # an ISO string on a spec, a date on a catalog row
+    return _or_not_published(formatting.date(value or None, language))
 
 
 @register.filter
@@ -120,10 +124,10 @@ def verified_label(offer) -> str:
 def _verified_on(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
     if doubted:
         return gettext("rate not confirmed by its source")
-    if isinstance(verified, str) and verified:
-        verified = dt.date.fromisoformat(verified)  # an ISO string on a CloudOfferSpec, a date on a CloudOffer row
     if not month_only or not verified:
-        return _or_not_published(formatting.date(verified or None, language))
+        return _day(verified, language)
+    if isinstance(verified, str):
+        verified = dt.date.fromisoformat(verified)
     return formatting.month(verified, language)
 
 
