@@ -190,7 +190,8 @@ def test_hardware_page_opens_on_the_largest_models_that_fit(client):
     order = [(VERDICT_ORDER[r.verdict], -(r.params_total or 0)) for r in table]
     assert order == sorted(order) and table[0].verdict == "fits" and table[-1].verdict != "fits"
     assert [r.model_row.name for r in table] == table_names(body)
-    assert '<th scope="col" aria-sort="ascending"><a id="sort-verdict"' in body
+    assert ('<th scope="col" aria-sort="ascending" data-sort-status="Sorted by Verdict, ascending."><a id="sort-verdict"'
+            in body)
 
 
 def test_hardware_page_sizes_for_a_gpu_count_and_engine(client):

@@ -263,11 +263,16 @@
   });
 
   // The model and hardware tables: their summary line ("12 of 49 accelerators shown; …") is announced from the
-  // live region outside the table, which stays in the page while htmx swaps the table.
+  // live region outside the table, which stays in the page while htmx swaps the table. The sort follows it
+  // ("Sorted by Decode, descending.", the sorted header's data-sort-status): a new sort leaves the summary as it
+  // was, and a live region whose text does not change announces nothing.
   function announceTable() {
     var status = document.getElementById("table-status");
     var summary = document.querySelector("#table .table-summary");
-    if (status && summary) { status.textContent = summary.textContent.replace(/\s+/g, " ").trim(); }
+    if (!status || !summary) return;
+    var sorted = document.querySelector("#table th[data-sort-status]");
+    var text = summary.textContent + (sorted ? " " + sorted.getAttribute("data-sort-status") : "");
+    status.textContent = text.replace(/\s+/g, " ").trim();
   }
 
   document.addEventListener("htmx:afterSwap", function (event) {

@@ -184,6 +184,25 @@ def test_a_filtered_table_is_announced_from_a_live_region_that_stays(page, lang)
     with page.expect_response(lambda response: response.request.headers.get("hx-request") == "true"):
         page.locator(".table-filter input[type=checkbox]").first.check()
     summary = page.locator("#table .table-summary")
-    expect(status).to_have_text(re.sub(r"\s+", " ", summary.inner_text()).strip())
+    sort_status = page.locator("#table th[data-sort-status]").get_attribute("data-sort-status")
+    expect(status).to_have_text(re.sub(r"\s+", " ", summary.inner_text()).strip() + " " + sort_status)
     assert page.evaluate("(element) => element.isConnected", handle)  # the same element, not a new one
     assert page.locator("#table [role=status]").count() == 0
+
+
+SORTED_BY_DECODE = {"en": "Sorted by Decode, descending.", "de": "Sortiert nach Decode, absteigend."}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_new_sort_is_announced_though_the_summary_stays_the_same(page, lang):
+    """Sorting changes no count in the summary line: the live region got the same text again and announced
+    nothing. The sorted column and its direction follow the summary."""
+    page.goto(f"/{lang}/hardware/rtx-4090/")
+    status = page.locator("#table-status")
+    summary_before = page.locator("#table .table-summary").inner_text()
+    with page.expect_response(lambda response: "sort=decode" in response.url):
+        page.locator("#sort-decode").click()
+    expect(page.locator("#table th[aria-sort=descending] #sort-decode")).to_have_count(1)
+    assert page.locator("#table .table-summary").inner_text() == summary_before  # the summary alone said nothing new
+    expect(status).to_contain_text(SORTED_BY_DECODE[lang])
+    expect(status).to_contain_text(re.sub(r"\s+", " ", summary_before).strip())
