@@ -32,7 +32,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
-from .economics import ServingCost
+from .economics import ServingCost, cost_per_million_tokens
 from .errors import SizingError
 from .finetune import FinetuneMemory, FinetuneOptions, finetune_memory as finetune_memory_one, finetune_memory_all
 from .fit import (
@@ -1272,10 +1272,8 @@ def estimate(
     params = count_parameters(model)
     plan = plan_memory(model, hardware, scenario)
     speeds = estimate_speeds(model, hardware, scenario, plan, params)
-    costs = _costs_on_fitting_offers(model, hardware, scenario, offers, hardware_catalog)
+    cost, batch_cost = _cheapest_costs(model, hardware, scenario, offers, hardware_catalog)
     _, local = decode_speeds(model, hardware, scenario_with(scenario, depth=cost_depth(scenario)), plan, params)
-    cost = min(costs, key=lambda cost: (cost.single_stream_usd_per_mtok, *offer_order(cost.offer)), default=None)
-    batch_cost = min(costs, key=lambda cost: (cost.batch_usd_per_mtok, *offer_order(cost.offer)), default=None)
     finetune = _finetune(model, params.total)
     capacity = _kv_tokens_capacity(scenario, plan)
     warnings = _warnings(model, hardware, scenario, plan, speeds, cost, offers, finetune, capacity)
@@ -1339,12 +1337,26 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     speed). What is left is the model, the scenario without its offload and the catalog: cached on those, as
     every report of the model on another accelerator asks the same.
     """
+    return _costs_on_offers(*_offer_pricing_inputs(model, hardware, scenario, offers, catalog))
+
+
+def _cheapest_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
+                    catalog: Sequence[HardwareSpec]) -> tuple[ServingCost | None, ServingCost | None]:
+    """Of _costs_on_fitting_offers, the offer where one stream's token costs least and the one where a token of
+    ``scenario.batch`` streams does (ties: offer_order), the same ServingCosts: what ``estimate`` keeps."""
+    return _cheapest_on_offers(*_offer_pricing_inputs(model, hardware, scenario, offers, catalog))
+
+
+def _offer_pricing_inputs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario,
+                          offers: Sequence[CloudOfferSpec], catalog: Sequence[HardwareSpec]
+                          ) -> tuple[ModelSpec, Scenario, tuple[CloudOfferSpec, ...], tuple[HardwareSpec, ...]]:
+    """What a price on the offers depends on (see _costs_on_fitting_offers): the model, the scenario without its
+    offload at cost_depth, the confirmed offers and the catalog holding the report's accelerator."""
     offers = confirmed_offers(offers)  # a rate its source does not support is never the cheapest
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return _costs_on_offers(model, scenario_with(scenario, offload_pct=None, depth=cost_depth(scenario)), offers,
-                            catalog)
+    return model, scenario_with(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog
 
 
 def offer_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
@@ -1365,9 +1377,32 @@ def cost_depth(scenario: Scenario) -> int:
     return scenario.context // 2
 
 
+@dataclass(frozen=True)
+class _OfferSpeeds:
+    """One fitting offer group's decode on its own accelerator: what its costs per token are priced at."""
+
+    offer: CloudOfferSpec  # the group's cheapest per hour (offer_order)
+    accelerator: HardwareSpec
+    scenario: Scenario  # on the offer's GPU count
+    plan: MemoryPlan
+    decode_tok_s: float
+    aggregate_tok_s: float
+
+    def cost(self, model: ModelSpec, scenario: Scenario) -> ServingCost:
+        """The offer's ServingCost. A prompt (input) token is priced at the offer's own prefill speed of the
+        scenario's prompt from an empty cache, as the output token is at its own decode speed (None without
+        published FP16 TFLOPS)."""
+        prefill = _prefill_speed(model, self.accelerator, scenario_with(self.scenario, depth=0), self.plan,
+                                 count_parameters(model))
+        return ServingCost.on_offer(self.offer, decode_tok_s=self.decode_tok_s, batch=scenario.batch,
+                                    aggregate_decode_tok_s=self.aggregate_tok_s,
+                                    accelerator_name=self.accelerator.name, depth=scenario.depth,
+                                    prefill_tok_s=prefill.tokens_per_s, prompt=scenario.prompt)
+
+
 @lru_cache(maxsize=1024)
-def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
-                     catalog: tuple[HardwareSpec, ...]) -> tuple[ServingCost, ...]:
+def _speeds_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
+                      catalog: tuple[HardwareSpec, ...]) -> tuple[_OfferSpeeds, ...]:
     by_slug = {spec.slug: spec for spec in catalog}
     params = count_parameters(model)
     # Offers of the same accelerator × count decode at the same speed, so of each such group only the cheapest
@@ -1375,7 +1410,7 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
     cheapest_per_group: dict[tuple[str, int], CloudOfferSpec] = {}
     for offer in sorted(offers, key=offer_order):
         cheapest_per_group.setdefault((offer.accelerator_slug, offer.gpu_count), offer)
-    costs = []
+    speeds = []
     for offer in cheapest_per_group.values():
         accelerator = by_slug.get(offer.accelerator_slug)
         if not _offer_fits(model, accelerator, scenario, offer):
@@ -1383,14 +1418,32 @@ def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOf
         on_offer = scenario_with(scenario, gpus=offer.gpu_count)
         plan = plan_memory(model, accelerator, on_offer)
         decode, aggregate = decode_speeds(model, accelerator, on_offer, plan, params)
-        # A prompt (input) token is priced at the offer's own prefill speed of the scenario's prompt from an empty
-        # cache, as the output token is at its own decode speed (None without published FP16 TFLOPS).
-        prefill = _prefill_speed(model, accelerator, scenario_with(on_offer, depth=0), plan, params)
-        costs.append(ServingCost.on_offer(offer, decode_tok_s=decode.tokens_per_s, batch=scenario.batch,
-                                          aggregate_decode_tok_s=aggregate.tokens_per_s,
-                                          accelerator_name=accelerator.name, depth=scenario.depth,
-                                          prefill_tok_s=prefill.tokens_per_s, prompt=scenario.prompt))
-    return tuple(costs)
+        speeds.append(_OfferSpeeds(offer, accelerator, on_offer, plan, decode.tokens_per_s, aggregate.tokens_per_s))
+    return tuple(speeds)
+
+
+@lru_cache(maxsize=1024)
+def _costs_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
+                     catalog: tuple[HardwareSpec, ...]) -> tuple[ServingCost, ...]:
+    return tuple(speeds.cost(model, scenario) for speeds in _speeds_on_offers(model, scenario, offers, catalog))
+
+
+@lru_cache(maxsize=1024)
+def _cheapest_on_offers(model: ModelSpec, scenario: Scenario, offers: tuple[CloudOfferSpec, ...],
+                        catalog: tuple[HardwareSpec, ...]) -> tuple[ServingCost | None, ServingCost | None]:
+    """The cheapest per token of _costs_on_offers, one stream's and ``scenario.batch`` streams'. Both costs per
+    token are hourly_usd over a decode speed (economics.cost_per_million_tokens), so they are compared on the
+    speeds, and only the (at most two) winners' prefill, which no comparison reads, is computed (a page's report
+    prices ~15 fitting offer groups)."""
+    speeds = _speeds_on_offers(model, scenario, offers, catalog)
+    if not speeds:
+        return None, None
+    single = min(speeds, key=lambda s: (cost_per_million_tokens(s.decode_tok_s, s.offer.hourly_usd),
+                                        *offer_order(s.offer)))
+    batch = min(speeds, key=lambda s: (cost_per_million_tokens(s.aggregate_tok_s, s.offer.hourly_usd),
+                                       *offer_order(s.offer)))
+    single_cost = single.cost(model, scenario)
+    return single_cost, single_cost if batch is single else batch.cost(model, scenario)
 
 
 def offer_order(offer: CloudOfferSpec) -> tuple:

@@ -25,6 +25,7 @@ reproduce logs of versions that kept graphs outside the budget.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from math import ceil
 
 from .errors import SizingError
@@ -45,7 +46,7 @@ from .kv_cache import (
     vllm_group_size,
     vllm_model_dtype,
 )
-from .specs import ModelSpec, Scenario
+from .specs import ModelSpec, Scenario, scenario_with
 
 MIB = 2**20
 F32 = 4  # bytes; llama.cpp compute tensors, logits, masks and vLLM sampler logits are f32
@@ -267,7 +268,7 @@ def runtime_memory(
     ``hpu``: vLLM runs on Intel Gaudi through the vllm-gaudi plugin, which budgets its memory its own way.
     """
     if scenario.engine == "llama.cpp":
-        return _llama_cpp_runtime(spec, scenario, kv, backend)
+        return _llama_cpp_runtime(spec, scenario_with(scenario, **_NOT_READ_BY_LLAMA_CPP_RUNTIME), backend)
     if scenario.engine == "vllm":
         if not hardware_memory_bytes or hardware_memory_bytes <= 0:
             raise SizingError("vLLM sizing needs the accelerator's memory (--hardware)")
@@ -360,7 +361,18 @@ def _dsv4_compute_peak(spec: ModelSpec, scenario: Scenario, tokens: int) -> tupl
                   f"plus masks, queries and residuals")
 
 
-def _llama_cpp_runtime(spec: ModelSpec, scenario: Scenario, kv: KvBreakdown, backend: str) -> RuntimeBreakdown:
+# The scenario's fields llama.cpp's runtime terms do not read (llama_cpp_buffers and _dsv4_compute_peak read the
+# context, batch, -ub, flash attention, KV type and --swa-full; nor do they read the KV cache or the weights), at
+# fixed values: the terms of one configuration are computed once for every weight format, GPU count and offload
+# (a report's quantization matrix asks 15 formats, the searches over accelerators a handful of counts).
+# tests/engine/test_runtime.py checks the memoized terms against the uncached ones with every field changed.
+_NOT_READ_BY_LLAMA_CPP_RUNTIME = {"quant": "Q4_K_M", "gpus": 1, "offload_pct": None, "depth": 0, "prompt": 4096,
+                                  "gpu_memory_utilization": 0.9, "max_num_seqs": None, "max_num_batched_tokens": None,
+                                  "system_ram_bandwidth_gbs": None}
+
+
+@lru_cache(maxsize=4096)
+def _llama_cpp_runtime(spec: ModelSpec, scenario: Scenario, backend: str) -> RuntimeBreakdown:
     buffers = llama_cpp_buffers(spec, scenario)
     terms = [
         RuntimeTerm("compute buffer", *buffers["compute buffer"][:1], "device", buffers["compute buffer"][1],

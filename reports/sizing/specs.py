@@ -143,7 +143,18 @@ class MoeShape:
         return self.latent_size or hidden_size
 
 
-_MODEL_SPEC_HASHES: dict[int, int] = {}  # id(spec) → hash, see ModelSpec.__hash__
+_SPEC_HASHES: dict[int, int] = {}  # id(spec) → hash, see ModelSpec.__hash__
+
+
+def _remembered_hash(spec: object) -> int:
+    """The hash of an immutable spec's fields, computed once per spec (ModelSpec.__hash__ says why)."""
+    key = id(spec)
+    cached = _SPEC_HASHES.get(key)
+    if cached is None:
+        cached = hash(tuple(getattr(spec, f.name) for f in fields(spec)))  # type: ignore[arg-type]
+        _SPEC_HASHES[key] = cached
+        weakref.finalize(spec, _SPEC_HASHES.pop, key, None)
+    return cached
 
 
 @dataclass(frozen=True)
@@ -201,14 +212,7 @@ class ModelSpec:
     # calls for a 92-layer model) on each lookup; a spec is immutable, so its hash is computed once. The value is
     # kept outside the instance (its __dict__ stays the fields, for ModelSpec(**spec.__dict__) and pickling) and
     # dropped when the spec is collected, before its id can be reused.
-    def __hash__(self) -> int:
-        key = id(self)
-        cached = _MODEL_SPEC_HASHES.get(key)
-        if cached is None:
-            cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
-            _MODEL_SPEC_HASHES[key] = cached
-            weakref.finalize(self, _MODEL_SPEC_HASHES.pop, key, None)
-        return cached
+    __hash__ = _remembered_hash
 
     @property
     def num_layers(self) -> int:
@@ -258,6 +262,10 @@ class HardwareSpec:
     # The speed model uses it where an engine's kernels cannot reach the datasheet peak on a family
     # (reports/sizing/throughput.py, LLAMA_CPP_TENSOR_PEAK_SHARE).
     architecture: str = ""
+
+    # Every fit and plan looks an accelerator up in the engine's lru_caches (~600 lookups a report page), and the
+    # generated hash walks its 19 fields each time: computed once, as ModelSpec's.
+    __hash__ = _remembered_hash
 
     @property
     def mesh_link_gbs(self) -> float | None:

@@ -116,3 +116,21 @@ def test_quant_format_is_cached_by_name_and_an_unknown_name_raises_every_time():
     for _ in range(2):
         with pytest.raises(SizingError, match="--quant 'Q5_Z' is not a known format"):
             quant_format("Q5_Z")
+
+
+def test_a_hardware_specs_hash_is_its_fields_hash_computed_once(monkeypatch):
+    """HardwareSpec remembers its hash like ModelSpec (the engine's caches look accelerators up ~600 times a page):
+    equal specs hash equal, a spec walks its fields once, and its __dict__ stays its fields."""
+    from dataclasses import fields
+
+    from reports.sizing import specs
+    from reports.sizing.specs import HardwareSpec
+
+    spec = HardwareSpec(slug="h100", name="H100", vendor="NVIDIA", memory_gb=80, bandwidth_gbs=3350)
+    twin = HardwareSpec(**spec.__dict__)
+    assert spec == twin and hash(spec) == hash(twin) == hash(tuple(getattr(spec, f.name) for f in fields(spec)))
+    walks = []
+    monkeypatch.setattr(specs, "fields", lambda obj: walks.append(obj) or fields(obj))
+    other = HardwareSpec(slug="b200", name="B200", vendor="NVIDIA", memory_gb=180, bandwidth_gbs=8000)
+    assert len({hash(other) for _ in range(5)}) == 1 and walks == [other]
+    assert set(other.__dict__) == {f.name for f in fields(other)}

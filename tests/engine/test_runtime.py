@@ -340,3 +340,28 @@ def test_buffers_of_a_model_without_config_say_what_is_unknown():
     explained = " ".join(how for _, how in buffers.values())
     assert "n_embd 0" not in explained and "n_vocab 0" not in explained
     assert "width unknown" in buffers["host compute buffer"][1] and "unknown" in buffers["output buffer"][1]
+
+
+@pytest.mark.parametrize("changes", [
+    {"quant": "Q8_0"}, {"quant": "BF16", "gpus": 4}, {"offload_pct": 30.0}, {"depth": 4096, "prompt": 512},
+    {"gpu_memory_utilization": 0.8, "max_num_seqs": 8, "max_num_batched_tokens": 4096},
+    {"system_ram_bandwidth_gbs": 90.0},
+    {"context": 131072, "batch": 4}, {"n_ubatch": 2048}, {"flash_attention": False}, {"kv_dtype": "q8_0"},
+    {"swa_full": True},
+])
+def test_llama_cpp_runtime_is_memoized_on_the_fields_it_reads(changes):
+    """runtime_memory keeps llama.cpp's terms of one configuration for every weight format, GPU count and offload:
+    with any field changed they equal the terms computed from the whole scenario (the uncached function), on a
+    sliding-window model, a MoE and DeepSeek-V4 (whose compute buffer reads the KV type, -ub and --swa-full)."""
+    from bench.model_specs import GEMMA_3_27B, QWEN3_30B_A3B
+    from bench import seed_catalog
+    from reports.sizing.runtime import _llama_cpp_runtime
+    from reports.sizing.specs import scenario_with
+
+    for spec in (GEMMA_3_27B, QWEN3_30B_A3B, seed_catalog.model("deepseek-v4-flash")):
+        scenario = scenario_with(Scenario(context=32768), **changes)
+        kv = kv_cache(spec, scenario)
+        for backend in ("cuda", "metal"):
+            memoized = runtime_memory(spec, scenario, weights_bytes_per_gpu=1e9, kv=kv, hardware_memory_bytes=None,
+                                      backend=backend)
+            assert memoized == _llama_cpp_runtime.__wrapped__(spec, scenario, backend), (spec.name, backend)
