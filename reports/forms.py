@@ -308,7 +308,7 @@ class ConfiguratorForm(forms.Form):
         model, hardware = self.model, self.hardware
         return next((quant for quant in candidates if quant in self.quant_names
                      and (model is None or format_applies_to(model, quant))
-                     and (hardware is None or format_runs_on(engine, quant, hardware))), candidates[0])
+                     and (hardware is None or format_runs_on(engine, quant, hardware, model))), candidates[0])
 
     def replacement(self, name: str) -> tuple[str, str] | None:
         """(asked, used) of the value of field `name` replaced in this request or in the one that redirected here."""

@@ -388,6 +388,9 @@ class ModelRow:
     offload_quant: str | None = None
     offload_decode_tok_s: float | None = None
     offload_bytes: float | None = None
+    # The engine the row is sized under when it is not the table's: the accelerator's default engine runs no format
+    # of this model (estimate.default_scenario: gpt-oss's MXFP4 experts under llama.cpp on CANN, so vLLM).
+    other_engine: str | None = None
 
     @property
     def fits(self) -> bool:
@@ -499,6 +502,7 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
     fits, or the offload speed where none does; its report link opens on that configuration."""
     params = count_parameters(model)
     opening = scenario_with(default_scenario(model, hardware, engine), gpus=gpus)
+    other_engine = opening.engine if engine is None and opening.engine != default_engine(hardware) else None
     # The report link opens on the table's configuration: its GPU count and the engine chosen (defaults left out).
     configured = {"gpus": str(gpus)} if gpus != 1 else {}
     if engine:
@@ -515,13 +519,13 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
         offload = _offload_speed(model, hardware, opening, params) if verdict == "exceeds" else None
         return ModelRow(row, params.total or None, None, None, None, verdict,
                         f"{report_url}?{urlencode(configured)}" if configured else report_url, model_url,
-                        not model.layer_count_known, **(offload or {}))
+                        not model.layer_count_known, **(offload or {}), other_engine=other_engine)
     quant, plan = best
     scenario = scenario_with(opening, quant=quant)
     decode = decode_speeds(model, hardware, scenario, plan, params)[0].tokens_per_s
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{urlencode({'quant': quant, **configured})}", model_url,
-                    not model.layer_count_known, plan.kv is None)
+                    not model.layer_count_known, plan.kv is None, other_engine=other_engine)
 
 
 def _refused(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:

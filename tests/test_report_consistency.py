@@ -905,6 +905,31 @@ def test_cann_runs_only_its_formats_and_the_atlas_is_not_recommended_for_k_quant
     assert "Atlas" not in model_page[model_page.index("Recommended hardware"):][:600]
 
 
+GPT_OSS_ON_CANN = {
+    "en": ("Every GGUF of gpt-oss-20b keeps its routed experts in MXFP4, at F16 too, and llama.cpp's backend on this "
+           "accelerator has no kernel for MXFP4: no format of it runs here under llama.cpp. Choose vLLM as the engine."),
+    "de": ("Jedes GGUF von gpt-oss-20b hält seine gerouteten Experten in MXFP4, auch bei F16, und das Backend von "
+           "llama.cpp auf diesem Beschleuniger hat keinen Kernel für MXFP4: Unter llama.cpp läuft hier kein Format "
+           "davon. Wählen Sie vLLM als Engine."),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_gpt_oss_on_the_atlas_opens_under_vllm_and_says_why_not_llama_cpp(client, lang):
+    """The report of gpt-oss on the Atlas 300I Duo said it runs at F16 under llama.cpp (~59 tok/s): its GGUF keeps
+    the experts in MXFP4, which llama.cpp's CANN backend has no kernel for. It opens under vLLM (FP16, the 310P's
+    only type) and, asked for llama.cpp, says why nothing runs."""
+    opening = text_of(client, url("gpt-oss-20b", "atlas-300i-duo-96gb", lang))
+    assert "vllm serve" in opening and "FP16" in opening
+    text = text_of(client, url("gpt-oss-20b", "atlas-300i-duo-96gb", lang, query="engine=llama.cpp&quant=F16"))
+    assert GPT_OSS_ON_CANN[lang] in text
+    # The accelerator's table (llama.cpp by default) marks the row it sized under vLLM.
+    table = text_of(client, f"/{lang}/hardware/atlas-300i-duo-96gb/")
+    row = table[table.index("gpt-oss-20b"):][:200]
+    assert "FP16 " + {"en": "vLLM: llama.cpp runs no format of this model here",
+                      "de": "vLLM: llama.cpp führt hier kein Format dieses Modells aus"}[lang] in row
+
+
 def test_a_fit_option_that_still_does_not_run_quotes_no_speed(client):
     """An option that still exceeds was quoted at a speed (GLM-5 on a Ryzen AI Max+ 395: ~8.35 tok/s) on a page that
     says the configuration does not run. Llama 3.1 8B at 128K under vLLM on an RTX 4090: the 8-bit cache closes

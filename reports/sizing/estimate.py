@@ -398,7 +398,7 @@ def default_quant(model: ModelSpec, hardware: HardwareSpec | None, engine: str) 
     build, the 310P's FP16-only vllm-ascend), else the released format, which the page marks as not running.
     Without an accelerator (the compare page) only the model's own limits apply."""
     def runs(quant: str) -> bool:
-        return hardware is None or format_runs_on(engine, quant, hardware)
+        return hardware is None or format_runs_on(engine, quant, hardware, model)
 
     if engine == "vllm":
         native = native_format(model)
@@ -423,7 +423,12 @@ def default_kv_dtype(model: ModelSpec, engine: str) -> str:
 def default_scenario(model: ModelSpec, hardware: HardwareSpec | None, engine: str | None = None) -> Scenario:
     """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
     default_kv_dtype; Scenario's defaults otherwise); hardware None: any accelerator (llama.cpp unless named)."""
-    engine = engine or (default_engine(hardware) if hardware is not None else ENGINES[0])
+    if engine is None and hardware is not None:
+        engine = default_engine(hardware)
+        if (engine == "llama.cpp" and not gguf_experts_run_on(model, hardware) and engine_runs_on("vllm", hardware)
+                and kv_cache_known(model)):
+            engine = "vllm"  # llama.cpp runs no GGUF of this model there (its MXFP4 experts on CANN)
+    engine = engine or ENGINES[0]
     return Scenario(quant=default_quant(model, hardware, engine), kv_dtype=default_kv_dtype(model, engine),
                     engine=engine)  # type: ignore[arg-type]  # one of ENGINES
 
@@ -453,7 +458,8 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
     same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
-    if not engine_runs_on(scenario.engine, hardware) or not format_runs_on(scenario.engine, scenario.quant, hardware):
+    if (not engine_runs_on(scenario.engine, hardware)
+            or not format_runs_on(scenario.engine, scenario.quant, hardware, model)):
         return False
     if vllm_memory_share_refused(hardware, scenario):
         return False  # the share is refused on this accelerator alone: the demand shared by its kind says nothing
@@ -592,7 +598,8 @@ def _plan_memory(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -
         plan = _plan_vllm(model, hardware, scenario, weights)
     else:
         plan = _plan_llama_cpp(model, hardware, scenario, weights, include_mtp)
-    return plan if format_runs_on(scenario.engine, scenario.quant, hardware) else replace(plan, format_runs=False)
+    return (plan if format_runs_on(scenario.engine, scenario.quant, hardware, model)
+            else replace(plan, format_runs=False))
 
 
 # llama.cpp's CANN backend (Ascend NPUs): "CANN backend only supports FP16/Q4_0/Q8_0 models currently", and the
@@ -687,9 +694,26 @@ def backend_formats(engine: str, hardware: HardwareSpec) -> frozenset[str] | Non
     return CANN_310P_LLAMA_CPP_FORMATS if hardware.architecture == "ascend-310p" else CANN_LLAMA_CPP_FORMATS
 
 
-def format_runs_on(engine: str, quant: str, hardware: HardwareSpec) -> bool:
+# llama.cpp's CANN backend multiplies F16, F32, Q8_0 and Q4_0 weights only (Q8_0 and Q4_0 not on the 310P):
+# ggml_backend_cann_supports_op, cases GGML_OP_MUL_MAT and GGML_OP_MUL_MAT_ID, github:ggml-org/llama.cpp
+# ggml/src/ggml-cann/ggml-cann.cpp. A model released with MXFP4 experts (gpt-oss, Kimi K3) keeps them in MXFP4 in
+# every GGUF, F16 and Q8_0 included (quant.GgufModelFacts.experts_stay_mxfp4): the backend has no kernel for them,
+# and llama.cpp would keep those weights in system RAM and multiply them on the CPU, which no plan here models.
+LLAMA_CPP_CANN_EXPERT_TYPES_SOURCE = "ggml/src/ggml-cann/ggml-cann.cpp ggml_backend_cann_supports_op (MUL_MAT_ID)"
+
+
+def gguf_experts_run_on(model: ModelSpec, hardware: HardwareSpec) -> bool:
+    """Whether llama.cpp's backend on this accelerator multiplies the routed experts of the model's GGUF files:
+    False for MXFP4 experts (kept in every GGUF) on CANN."""
+    return not (hardware.backend == "cann" and model.native_dtype == "mxfp4" and model.moe is not None)
+
+
+def format_runs_on(engine: str, quant: str, hardware: HardwareSpec, model: ModelSpec | None = None) -> bool:
     """Whether the engine's backend on this accelerator runs the weight format (backend_formats; for vLLM also
-    vllm_runs_format)."""
+    vllm_runs_format); with `model`, also whether llama.cpp's backend runs the tensor types its GGUF of that format
+    holds (gguf_experts_run_on)."""
+    if model is not None and engine == "llama.cpp" and not gguf_experts_run_on(model, hardware):
+        return False
     if engine == "vllm" and not vllm_runs_format(quant, hardware):
         return False
     formats = backend_formats(engine, hardware)
@@ -1198,6 +1222,11 @@ class Estimate:
         return self.memory.fit
 
     @property
+    def experts_refused(self) -> bool:
+        """No format of the model runs under this engine here, whatever the format (gguf_experts_run_on)."""
+        return any(note.code == "gguf_experts_not_on_backend" for note in self.warnings)
+
+    @property
     def placement(self) -> Placement:
         return self.memory.placement
 
@@ -1509,6 +1538,12 @@ def _warnings(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan
                               f"vLLM has no {scenario.quant} kernels for {hardware.name}'s platform ({platform}; "
                               f"{source}): --quant {scenario.quant} does not run there",
                               {"quant": scenario.quant, "platform": platform, "hardware": hardware.name}))
+    elif not plan.format_runs and scenario.engine == "llama.cpp" and not gguf_experts_run_on(model, hardware):
+        notes.append(Note("gguf_experts_not_on_backend",
+                          f"every GGUF of {model.name} keeps its routed experts in MXFP4, which llama.cpp's "
+                          f"{hardware.backend.upper()} backend does not multiply ({LLAMA_CPP_CANN_EXPERT_TYPES_SOURCE}): "
+                          f"--quant {scenario.quant} does not run on {hardware.name}; vLLM may",
+                          {"quant": scenario.quant, "model": model.name, "hardware": hardware.name}))
     elif not plan.format_runs:
         formats = sorted(backend_formats(scenario.engine, hardware) or ())
         notes.append(Note("format_not_on_backend",

@@ -32,6 +32,9 @@ Warnings of an estimate (``Estimate.warnings``, built in estimate.py ``_warnings
     vLLM with a GGUF format.
 ``format_not_on_backend``      quant: str, formats: str, engine: str
     llama.cpp's CANN backend does not run this weight format (it runs the listed ones): the plan does not run.
+``gguf_experts_not_on_backend`` quant: str, model: str, hardware: str
+    llama.cpp's CANN backend has no kernel for the MXFP4 experts every GGUF of the model keeps: no format of it runs
+    there under llama.cpp (estimate.gguf_experts_run_on).
 ``vllm_format_not_on_platform`` quant: str, platform: str ("amd-gpu" | "intel-gpu" | "intel-gaudi"), hardware: str
     vLLM's quantization table lists no kernels for this weight format on the accelerator's platform: the plan
     does not run (estimate.VLLM_FORMATS_WITHOUT_KERNELS).

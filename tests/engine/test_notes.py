@@ -144,6 +144,8 @@ GRID = [
     (lambda: catalog.model("gemma-3-27b-it"), H100, Scenario(engine="vllm", quant="BF16"), ()),
     (lambda: catalog.model("llama-3-3-70b-instruct"), RTX_4090, Scenario(offload_pct=0), ()),
     (lambda: catalog.model("qwen3-8b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(), ()),
+    # gpt-oss's GGUF at F16 still holds MXFP4 experts, which llama.cpp's CANN backend does not multiply.
+    (lambda: catalog.model("gpt-oss-20b"), catalog.accelerator("atlas-300i-duo-96gb"), Scenario(quant="F16"), ()),
     (lambda: catalog.model("gpt-oss-120b"), H100, Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto"), ()),
     (lambda: catalog.model("qwen3-235b-a22b-instruct-2507"), H100,
      Scenario(engine="vllm", quant="FP8", kv_dtype="auto", gpus=4, context=40960), ()),  # quantized MoE gap
@@ -290,3 +292,28 @@ def test_quantized_moe_under_vllm_states_the_measured_gap():
                             (catalog.model("gpt-oss-120b"), Scenario(engine="vllm", quant="MXFP4", kv_dtype="auto")),
                             (qwen, Scenario(quant="Q4_K_M", gpus=4))):
         assert "vllm_quantized_moe_gap" not in {n.code for n in estimate(model, H100, scenario).warnings}
+
+
+def test_mxfp4_experts_run_in_no_gguf_on_cann():
+    """Every GGUF of gpt-oss and Kimi K3 keeps the routed experts in MXFP4 (F16 and Q8_0 too), and llama.cpp's CANN
+    backend multiplies F16, F32, Q8_0 and Q4_0 only (ggml-cann.cpp supports_op, MUL_MAT_ID): the 310P's F16, which it
+    runs for every other model, does not run gpt-oss; vLLM (FP16 on the 310P) is where its page opens. Elsewhere
+    (CUDA) the same GGUFs run, and on CANN a model without MXFP4 experts keeps its formats."""
+    from reports.sizing.estimate import default_scenario, fits, format_runs_on, plan_memory
+
+    gpt_oss, qwen = catalog.model("gpt-oss-20b"), catalog.model("qwen3-8b")
+    for slug in ("atlas-300i-duo-96gb", "ascend-910b-64gb", "ascend-910c-128gb"):
+        cann = catalog.accelerator(slug)
+        for quant in ("F16", "Q8_0", "Q4_0", "F32"):
+            assert not format_runs_on("llama.cpp", quant, cann, gpt_oss), (slug, quant)
+            assert not plan_memory(gpt_oss, cann, Scenario(quant=quant)).format_runs
+            assert not fits(gpt_oss, cann, Scenario(quant=quant))
+        assert format_runs_on("llama.cpp", "F16", cann, qwen) and format_runs_on("llama.cpp", "F16", cann)
+        assert format_runs_on("vllm", "FP16", cann, gpt_oss)
+        opening = default_scenario(gpt_oss, cann)
+        assert (opening.engine, opening.quant) == ("vllm", "FP16" if slug.startswith("atlas") else "BF16")
+        assert default_scenario(qwen, cann).engine == "llama.cpp"
+    assert format_runs_on("llama.cpp", "F16", H100, gpt_oss) and fits(gpt_oss, H100, Scenario(quant="F16"))
+    refused = estimate(gpt_oss, catalog.accelerator("atlas-300i-duo-96gb"), Scenario(quant="F16"))
+    assert refused.experts_refused and not refused.memory.runs
+    assert not estimate(qwen, catalog.accelerator("atlas-300i-duo-96gb"), Scenario(quant="F16")).experts_refused
