@@ -111,3 +111,15 @@ def test_figures_are_marked_safe_only_when_html_escapes_nothing_in_them():
         html = Template("{% load fmt labels %}{{ tiny|gib }} {{ billing|billing_label }} {{ key|segment_label }}").render(
             Context({"tiny": 1024, "billing": "spot & <reserved>", "key": "kv"}))
     assert html == "&lt;0,01 GiB spot &amp; &lt;reserved&gt; KV-Cache &amp; Zustand"
+
+
+@pytest.mark.parametrize("value, spec", [(152.94, ".1f"), (16.0, ".1f"), (-0.04, ".1f"), (50, ".1f"), (56, "d"),
+                                         (-6, "d"), (1024, "d")])
+def test_a_chart_coordinate_is_what_stringformat_wrote_and_needs_no_escaping(value, spec):
+    from django.template.defaultfilters import stringformat
+    from django.utils.safestring import SafeData
+
+    for language in ("en", "de"):  # SVG coordinates are not localized
+        with translation.override(language):
+            text = fmt.coordinate(value, spec)
+            assert text == stringformat(value, spec) and isinstance(text, SafeData)

@@ -166,6 +166,13 @@ def gib(value, digits: int = 2) -> str:
 
 
 @register.filter
+def coordinate(value, spec: str = ".1f") -> str:
+    """A chart's pixel coordinate as SVG text: 152.9 (`spec`: "d" for whole pixels). Digits, a point and a sign only,
+    so marked safe (|stringformat's text was escaped again), and not localized: SVG reads a point in every language."""
+    return SafeString(format(value, spec))
+
+
+@register.filter
 def magnitude(value):
     """|value|: a shortfall stated as "lacks 1.21 GiB", from a headroom of −1.21 GiB."""
     return abs(value) if isinstance(value, int | float) else value
