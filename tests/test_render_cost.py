@@ -123,3 +123,18 @@ def test_a_chart_coordinate_is_what_stringformat_wrote_and_needs_no_escaping(val
         with translation.override(language):
             text = fmt.coordinate(value, spec)
             assert text == stringformat(value, spec) and isinstance(text, SafeData)
+
+
+def test_an_offers_verified_label_comes_escaped_once_from_its_cache():
+    """The cloud table writes it in each of some 30 rows: escaped with the cached label, not by the template each
+    time. Safe text, with what HTML escapes escaped (a doubted rate's label as well)."""
+    from django.utils.safestring import SafeData
+
+    doubted = CloudOfferSpec(provider="X", instance="y", accelerator_slug="rtx-4090", gpu_count=1, hourly_usd=1.0,
+                             billing="hourly", verified="2026-05-03", price_doubt="<no source>")
+    for language in ("en", "de"):
+        with translation.override(language):
+            for offer in (OFFER, doubted):
+                label = fmt.verified_label(offer)
+                assert isinstance(label, SafeData) and "<" not in label
+            assert fmt.verified_label(OFFER).startswith("verified" if language == "en" else "geprüft")

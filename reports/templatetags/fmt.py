@@ -8,6 +8,7 @@ import re
 from functools import lru_cache
 
 from django import template
+from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext
 
@@ -133,12 +134,13 @@ def _verified_on(doubted: bool, verified: dt.date | str, month_only: bool, langu
 
 @lru_cache(maxsize=1024)
 def _verified_label(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    # Escaped here, once per label, not by the template in every row.
     if doubted:
-        return gettext("rate not confirmed by its source")  # never "verified" for a rate its own note doubts
+        return escape(gettext("rate not confirmed by its source"))  # never "verified" for a rate its note doubts
     when = _verified_on(doubted, verified, month_only, language)
     if month_only and verified:
-        return gettext("verified in %(month)s") % {"month": when}
-    return f"{gettext('verified')} {when}"
+        return escape(gettext("verified in %(month)s") % {"month": when})
+    return escape(f"{gettext('verified')} {when}")
 
 
 @register.filter
