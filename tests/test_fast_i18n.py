@@ -43,6 +43,11 @@ FORMS = [
     '{% blocktranslate context "longest context" %}none{% endblocktranslate %}',
     '{% blocktranslate with x=years asvar text %}~{{ x }} years{% endblocktranslate %}<{{ text }}>',
     '{% blocktranslate with a=markup %}{{ a }} and {{ missing }}{% endblocktranslate %}',
+    '{% blocktranslate with a=markup %}{{ a }}, {{ years }} and {{ message }}{% endblocktranslate %}',
+    '{% blocktranslate with years=markup %}{{ years }}{% endblocktranslate %}{{ years }}',
+    '{% blocktranslate with x=years context ctx %}~{{ x }} years{% endblocktranslate %}',
+    '{% autoescape off %}{% blocktranslate with a=markup %}{{ a }}{% endblocktranslate %}{% endautoescape %}',
+    '{% blocktranslate trimmed %}\n  Cloud per\n  month\n{% endblocktranslate %}',
 ]
 VALUES = {"message": "Billing", "ctx": "longest context", "years": 7, "markup": "<b>&", "count": 3, "one": 1}
 
@@ -91,3 +96,15 @@ def test_context_pops_after_blocktranslate():
         "{% load i18n fast_i18n %}{% blocktranslate with years=1 %}~{{ years }} years{% endblocktranslate %}{{ years }}")
     with translation.override("en"):
         assert template.template.render(Context({"years": 5})) == "~1 years5"
+
+
+def test_a_translation_that_does_not_fit_its_block_falls_back_as_in_django():
+    """A translation with a placeholder its block lacks: Django renders the block again in the default language."""
+    from unittest import mock
+
+    real = translation.gettext
+    broken = mock.patch("django.utils.translation.gettext",
+                        side_effect=lambda message: "%(nope)s" if translation.get_language() else real(message))
+    source = '{% blocktranslate with x=years %}~{{ x }} years{% endblocktranslate %}'
+    with broken:
+        assert _render(source, "de", "i18n fast_i18n") == _render(source, "de", "i18n") == "~7 years"

@@ -8,7 +8,9 @@ translate takes a lazy detour for each: a lazy proxy of gettext, that proxy turn
 value rendering (localize, escaping), two mark_safe; about 75 Python calls for one word. A constant text needs only
 gettext and the same percent-sign handling: TranslateNode below does that (about 20 calls) and leaves every other
 form (a variable, a filter, noop, a context that is not a constant) to Django. Django's blocktranslate builds its
-msgid again from the tag's tokens at every render; BlockTranslateNode builds it once, at parse time.
+msgid again from the tag's tokens at every render, pushes its values onto the context and looks each up again
+through every level of it; BlockTranslateNode builds the msgid once, at parse time, and reads the values from their
+own dict (a block with a count stays Django's).
 
 `tests/test_fast_i18n.py` renders each form with both tag sets and compares the output.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from django import template
 from django.template import Variable
+from django.template.base import render_value_in_context
 from django.templatetags import i18n
 from django.utils import translation
 from django.utils.safestring import SafeString
@@ -75,6 +78,37 @@ class BlockTranslateNode(i18n.BlockTranslateNode):
     def render_token_list(self, tokens):
         msgid, names = self.token_lists[id(tokens)]
         return msgid, list(names)  # render() extends the singular's list with the plural's
+
+    def render(self, context, nested=False):
+        """Django's render for a block without a count: the `with` values are read from their own dict, not pushed
+        onto the context and looked up through all of its levels again. A count, and the second attempt after a
+        translation that does not fit its values, are left to Django's render."""
+        if self.plural or nested:
+            return super().render(context, nested)
+        message_context = self.message_context.resolve(context) if self.message_context else None
+        values = {name: value.resolve(context) for name, value in self.extra_context.items()}
+        msgid, names = self.token_lists[id(self.singular)]
+        result = (translation.pgettext(message_context, msgid) if message_context
+                  else translation.gettext(msgid))
+        default = context.template.engine.string_if_invalid
+        data = {}
+        for name in names:  # Django's render_value, the block's own values first as its pushed level had them
+            if name in values:
+                value = values[name]
+            elif name in context:
+                value = context[name]
+            else:
+                value = default % name if "%s" in default else default
+            data[name] = render_value_in_context(value, context)
+        try:
+            result %= data
+        except (KeyError, ValueError):  # a translation with a placeholder its block lacks: Django's fallback
+            with translation.override(None):
+                result = super().render(context, nested=True)
+        if self.asvar:
+            context[self.asvar] = SafeString(result)
+            return ""
+        return result
 
 
 @register.tag("blocktranslate")
