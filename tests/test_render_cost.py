@@ -138,3 +138,14 @@ def test_an_offers_verified_label_comes_escaped_once_from_its_cache():
                 label = fmt.verified_label(offer)
                 assert isinstance(label, SafeData) and "<" not in label
             assert fmt.verified_label(OFFER).startswith("verified" if language == "en" else "geprüft")
+
+
+def test_a_lower_bound_keeps_a_figure_safe_and_leaves_one_that_needs_escaping_to_the_template():
+    from django.utils.safestring import SafeData
+
+    with translation.override("en"):
+        bound = fmt.at_least(fmt.gib(3 * 2**30), True)
+        assert bound == "≥ 3.00 GiB" and isinstance(bound, SafeData)
+        tiny = fmt.at_least(fmt.gib(1), True)
+        assert tiny == "≥ <0.01 GiB" and not isinstance(tiny, SafeData)
+        assert fmt.at_least(fmt.gib(3 * 2**30), False) == "3.00 GiB"

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from django import template
 from django.utils.html import escape
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeData, SafeString
 from django.utils.translation import get_language, gettext
 
 from reports import formatting
@@ -207,7 +207,10 @@ def toks(value, upper_bound=False) -> str:
 def at_least(text, lower_bound=False) -> str:
     """A formatted figure that is a lower bound ("≥ $0.13"): costs derived from an upper-bound speed (see toks). A
     figure that is not there ("not published", "n/a") is no bound: "≥ not published" read as a lower bound of nothing."""
-    return f"≥ {text}" if lower_bound and any(char.isdigit() for char in str(text)) else text
+    if not (lower_bound and any(char.isdigit() for char in str(text))):
+        return text
+    # "≥ " adds nothing HTML escapes: a figure that needed no escaping still needs none.
+    return SafeString(f"≥ {text}") if isinstance(text, SafeData) else f"≥ {text}"
 
 
 @register.filter
