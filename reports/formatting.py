@@ -14,7 +14,8 @@ fraction trimming) without its per-call lookups, in 2-4 µs. What the compiled p
 non-finite values, anything Decimal cannot quantize) is left to `pattern.apply` itself.
 `tests/test_formatting_fast_path.py` checks the output byte for byte against Babel's for every function here,
 on edge cases and random values.
-Dates repeat across a page (offer verification dates), so each (date, language) is formatted once.
+Dates repeat across a page (offer verification dates), so each (date, language) is formatted once; figures repeat
+too (offer prices, memory sizes), and the quick path's text is cached per formatter and number (_plain_text).
 """
 
 from __future__ import annotations
@@ -125,16 +126,20 @@ class _Formatter:
 
     def format(self, value) -> str:
         if self.spec is not None and (type(value) is float or type(value) is int) and -1e15 < value < 1e15:
-            number = Decimal(str(value))
-            if self.scale:
-                number = number.scaleb(self.scale)
-            negative = number.is_signed()
-            integer, _, fraction = format(number.copy_abs(), self.spec).partition(".")
-            if self.trim:
-                fraction = fraction[:self.min_frac] + fraction[self.min_frac:].rstrip("0")
-            return (self.prefixes[negative] + integer.replace(",", self.group)
-                    + (self.decimal + fraction if fraction else "") + self.suffixes[negative])
+            return _plain_text(self, str(value))
         return self._format(value)
+
+    def plain(self, text: str) -> str:
+        """The quickest path, for the text of a float or int below 1e15 (str(value): what Babel reads too)."""
+        number = Decimal(text)
+        if self.scale:
+            number = number.scaleb(self.scale)
+        negative = number.is_signed()
+        integer, _, fraction = format(number.copy_abs(), self.spec).partition(".")
+        if self.trim:
+            fraction = fraction[:self.min_frac] + fraction[self.min_frac:].rstrip("0")
+        return (self.prefixes[negative] + integer.replace(",", self.group)
+                + (self.decimal + fraction if fraction else "") + self.suffixes[negative])
 
     def _format(self, value) -> str:
         """NumberPattern.apply's plain-pattern path, step by step, with the symbols looked up once."""
@@ -176,6 +181,14 @@ class _Formatter:
                 fraction = fraction[:minimum] + fraction[minimum:].rstrip("0")
             fraction = self.decimal + fraction
         return self.prefixes[negative] + integer + fraction + self.suffixes[negative]
+
+
+# A page formats the same figures again and again, and so do the pages of one report (offer prices, memory sizes,
+# the weights of each format): the quick path's text is cached by all it depends on, the formatter (pattern, locale,
+# currency) and the number's own text (str(value) tells -0.0 from 0.0 and 1 from 1.0, which compare equal).
+@lru_cache(maxsize=4096)
+def _plain_text(formatter: _Formatter, text: str) -> str:
+    return formatter.plain(text)
 
 
 @lru_cache(maxsize=64)

@@ -556,6 +556,11 @@ class ReportPage:
         return [row for row in self.offers if row.fits]
 
     @cached_property
+    def doubted_fitting_offers(self) -> list[OfferRow]:
+        """The fitting offers whose rate its source does not confirm: each has its price-doubt note under the table."""
+        return [row for row in self.fitting_offers if row.offer.price_doubt]
+
+    @cached_property
     def offers(self) -> list[OfferRow]:
         rows = []
         hours = self.cost_inputs["hours"]

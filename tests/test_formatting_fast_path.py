@@ -217,3 +217,19 @@ def test_dates_equal_babel(language):
         expected = format_date(value, format="medium", locale=_locale(language))
         assert formatting.date(value, language) == expected
     assert formatting.date(None, language) is None
+
+
+def test_figures_that_compare_equal_keep_their_own_text_through_the_cache():
+    """The quick path is cached by the number's text: -0.0 == 0.0 and 1 == 1.0 (same hash, too) must not share an
+    entry, whichever comes first. A figure formatted again is a cache hit."""
+    formatting._plain_text.cache_clear()
+    for language in LANGUAGES:
+        for values in ((0.0, -0.0), (-0.0, 0.0), (1, 1.0), (1.0, 1), (2.5, 2.50)):
+            for digits in (0, 1, 2):
+                for value in values:
+                    pattern = parse_pattern("#,##0" + ("." + "0" * digits if digits else ""))
+                    assert formatting.number(value, language, digits) == pattern.apply(value, _locale(language))
+    hits = formatting._plain_text.cache_info().hits
+    formatting.number(1234.5, "de", 1)
+    formatting.number(1234.5, "de", 1)
+    assert formatting._plain_text.cache_info().hits == hits + 1

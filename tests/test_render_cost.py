@@ -111,3 +111,41 @@ def test_figures_are_marked_safe_only_when_html_escapes_nothing_in_them():
         html = Template("{% load fmt labels %}{{ tiny|gib }} {{ billing|billing_label }} {{ key|segment_label }}").render(
             Context({"tiny": 1024, "billing": "spot & <reserved>", "key": "kv"}))
     assert html == "&lt;0,01 GiB spot &amp; &lt;reserved&gt; KV-Cache &amp; Zustand"
+
+
+@pytest.mark.parametrize("value, spec", [(152.94, ".1f"), (16.0, ".1f"), (-0.04, ".1f"), (50, ".1f"), (56, "d"),
+                                         (-6, "d"), (1024, "d")])
+def test_a_chart_coordinate_is_what_stringformat_wrote_and_needs_no_escaping(value, spec):
+    from django.template.defaultfilters import stringformat
+    from django.utils.safestring import SafeData
+
+    for language in ("en", "de"):  # SVG coordinates are not localized
+        with translation.override(language):
+            text = fmt.coordinate(value, spec)
+            assert text == stringformat(value, spec) and isinstance(text, SafeData)
+
+
+def test_an_offers_verified_label_comes_escaped_once_from_its_cache():
+    """The cloud table writes it in each of some 30 rows: escaped with the cached label, not by the template each
+    time. Safe text, with what HTML escapes escaped (a doubted rate's label as well)."""
+    from django.utils.safestring import SafeData
+
+    doubted = CloudOfferSpec(provider="X", instance="y", accelerator_slug="rtx-4090", gpu_count=1, hourly_usd=1.0,
+                             billing="hourly", verified="2026-05-03", price_doubt="<no source>")
+    for language in ("en", "de"):
+        with translation.override(language):
+            for offer in (OFFER, doubted):
+                label = fmt.verified_label(offer)
+                assert isinstance(label, SafeData) and "<" not in label
+            assert fmt.verified_label(OFFER).startswith("verified" if language == "en" else "geprüft")
+
+
+def test_a_lower_bound_keeps_a_figure_safe_and_leaves_one_that_needs_escaping_to_the_template():
+    from django.utils.safestring import SafeData
+
+    with translation.override("en"):
+        bound = fmt.at_least(fmt.gib(3 * 2**30), True)
+        assert bound == "≥ 3.00 GiB" and isinstance(bound, SafeData)
+        tiny = fmt.at_least(fmt.gib(1), True)
+        assert tiny == "≥ <0.01 GiB" and not isinstance(tiny, SafeData)
+        assert fmt.at_least(fmt.gib(3 * 2**30), False) == "3.00 GiB"

@@ -8,7 +8,8 @@ import re
 from functools import lru_cache
 
 from django import template
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeData, SafeString
 from django.utils.translation import get_language, gettext
 
 from reports import formatting
@@ -133,12 +134,13 @@ def _verified_on(doubted: bool, verified: dt.date | str, month_only: bool, langu
 
 @lru_cache(maxsize=1024)
 def _verified_label(doubted: bool, verified: dt.date | str, month_only: bool, language: str) -> str:
+    # Escaped here, once per label, not by the template in every row.
     if doubted:
-        return gettext("rate not confirmed by its source")  # never "verified" for a rate its own note doubts
+        return escape(gettext("rate not confirmed by its source"))  # never "verified" for a rate its note doubts
     when = _verified_on(doubted, verified, month_only, language)
     if month_only and verified:
-        return gettext("verified in %(month)s") % {"month": when}
-    return f"{gettext('verified')} {when}"
+        return escape(gettext("verified in %(month)s") % {"month": when})
+    return escape(f"{gettext('verified')} {when}")
 
 
 @register.filter
@@ -163,6 +165,13 @@ def gib(value, digits: int = 2) -> str:
     if 0 < value / GIB < step / 2:
         return f"<{formatting.number(step, get_language(), digits)} GiB"
     return _figure(f"{formatting.number(value / GIB, get_language(), digits)} GiB")
+
+
+@register.filter
+def coordinate(value, spec: str = ".1f") -> str:
+    """A chart's pixel coordinate as SVG text: 152.9 (`spec`: "d" for whole pixels). Digits, a point and a sign only,
+    so marked safe (|stringformat's text was escaped again), and not localized: SVG reads a point in every language."""
+    return SafeString(format(value, spec))
 
 
 @register.filter
@@ -198,7 +207,10 @@ def toks(value, upper_bound=False) -> str:
 def at_least(text, lower_bound=False) -> str:
     """A formatted figure that is a lower bound ("≥ $0.13"): costs derived from an upper-bound speed (see toks). A
     figure that is not there ("not published", "n/a") is no bound: "≥ not published" read as a lower bound of nothing."""
-    return f"≥ {text}" if lower_bound and any(char.isdigit() for char in str(text)) else text
+    if not (lower_bound and any(char.isdigit() for char in str(text))):
+        return text
+    # "≥ " adds nothing HTML escapes: a figure that needed no escaping still needs none.
+    return SafeString(f"≥ {text}") if isinstance(text, SafeData) else f"≥ {text}"
 
 
 @register.filter

@@ -1,0 +1,110 @@
+"""reports/templatetags/fast_i18n.py: Django's {% translate %} and {% blocktranslate %} with less work per render.
+Every form of both tags must render exactly what Django's own tags render, in both languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.template import Context, engines
+from django.utils import translation
+
+from reports.templatetags import fast_i18n
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+# Each form of the tags; messages of the site's catalog (German exists), one that is not in it, percent signs, a
+# message context found and one not found, "as", noop, a variable msgid, a filter on the literal, autoescape off,
+# blocktranslate with a count, trimmed, with a context, as a variable and with a value that needs escaping.
+FORMS = [
+    '{% translate "Billing" %}',
+    '{% trans "Billing" %}',
+    '{% translate "no such message, 100 % left" %}',
+    '{% translate "50%% and 7 %" %}',
+    '{% translate "none" context "longest context" %}',
+    '{% translate "none" context "no such context" %}',
+    '{% translate "none" %}',
+    '{% translate "Billing" as word %}[{{ word }}]{{ word }}',
+    '{% translate "Billing" context "longest context" as word %}{{ word }}',
+    '{% translate "Billing" noop %}',
+    '{% translate message %}',
+    '{% translate "Billing"|upper %}',
+    '{% translate "Deploy" context ctx %}',
+    '{% translate "it\'s <b>" %}',
+    "{% translate 'Billing' %}",
+    '{% autoescape off %}{% translate "Billing" %}{% translate "a < b" %}{% endautoescape %}',
+    '{% translate "" %}',
+    '{% blocktranslate %}Cloud per month{% endblocktranslate %}',
+    '{% blocktranslate with years=years %}~{{ years }} years{% endblocktranslate %}',
+    '{% blocktranslate with price=markup %}hardware budget {{ price }}{% endblocktranslate %}',
+    '{% blocktranslate count n=count %}{{ n }} more offer{% plural %}{{ n }} more offers{% endblocktranslate %}',
+    '{% blocktranslate count n=one %}{{ n }} more offer{% plural %}{{ n }} more offers{% endblocktranslate %}',
+    '{% blocktranslate trimmed with x=years %}\n  a   {{ x }}\n  b 10 %\n{% endblocktranslate %}',
+    '{% blocktranslate context "longest context" %}none{% endblocktranslate %}',
+    '{% blocktranslate with x=years asvar text %}~{{ x }} years{% endblocktranslate %}<{{ text }}>',
+    '{% blocktranslate with a=markup %}{{ a }} and {{ missing }}{% endblocktranslate %}',
+    '{% blocktranslate with a=markup %}{{ a }}, {{ years }} and {{ message }}{% endblocktranslate %}',
+    '{% blocktranslate with years=markup %}{{ years }}{% endblocktranslate %}{{ years }}',
+    '{% blocktranslate with x=years context ctx %}~{{ x }} years{% endblocktranslate %}',
+    '{% autoescape off %}{% blocktranslate with a=markup %}{{ a }}{% endblocktranslate %}{% endautoescape %}',
+    '{% blocktranslate trimmed %}\n  Cloud per\n  month\n{% endblocktranslate %}',
+]
+VALUES = {"message": "Billing", "ctx": "longest context", "years": 7, "markup": "<b>&", "count": 3, "one": 1}
+
+
+def _render(source: str, language: str, libraries: str) -> str:
+    template = engines["django"].from_string(f"{{% load {libraries} %}}{source}")
+    with translation.override(language):
+        return template.render(dict(VALUES))
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("source", FORMS)
+def test_renders_what_djangos_tags_render(source, language):
+    assert _render(source, language, "i18n fast_i18n") == _render(source, language, "i18n")
+
+
+def test_the_german_catalog_is_used():
+    assert _render('{% translate "none" context "longest context" %}', "de", "i18n fast_i18n") == "keiner"
+
+
+def test_constant_texts_take_the_short_path_and_other_forms_djangos():
+    def node(source):
+        return engines["django"].from_string("{% load i18n fast_i18n %}" + source).template.nodelist[-1]
+
+    assert type(node('{% translate "Billing" %}')) is fast_i18n.TranslateNode
+    assert type(node('{% translate "none" context "longest context" as x %}')) is fast_i18n.TranslateNode
+    assert type(node('{% translate message %}')) is not fast_i18n.TranslateNode
+    assert type(node('{% translate "Billing" noop %}')) is not fast_i18n.TranslateNode
+    assert type(node('{% translate "Billing"|upper %}')) is not fast_i18n.TranslateNode
+    assert type(node('{% translate "Deploy" context ctx %}')) is not fast_i18n.TranslateNode
+    assert type(node('{% blocktranslate %}x{% endblocktranslate %}')) is fast_i18n.BlockTranslateNode
+
+
+def test_every_site_template_that_translates_loads_the_fast_tags():
+    """A template that loads only `i18n` still renders the same, only slower: the report's templates load both."""
+    slow = []
+    for path in TEMPLATES.rglob("*.html"):
+        text = path.read_text()
+        if "admin" not in path.parts and "{% load" in text and "translate" in text and "fast_i18n" not in text:
+            slow.append(str(path.relative_to(TEMPLATES)))
+    assert slow == []
+
+
+def test_context_pops_after_blocktranslate():
+    template = engines["django"].from_string(
+        "{% load i18n fast_i18n %}{% blocktranslate with years=1 %}~{{ years }} years{% endblocktranslate %}{{ years }}")
+    with translation.override("en"):
+        assert template.template.render(Context({"years": 5})) == "~1 years5"
+
+
+def test_a_translation_that_does_not_fit_its_block_falls_back_as_in_django():
+    """A translation with a placeholder its block lacks: Django renders the block again in the default language."""
+    from unittest import mock
+
+    real = translation.gettext
+    broken = mock.patch("django.utils.translation.gettext",
+                        side_effect=lambda message: "%(nope)s" if translation.get_language() else real(message))
+    source = '{% blocktranslate with x=years %}~{{ x }} years{% endblocktranslate %}'
+    with broken:
+        assert _render(source, "de", "i18n fast_i18n") == _render(source, "de", "i18n") == "~7 years"
