@@ -38,9 +38,9 @@ from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
     default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
-    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory,
-    validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share,
-    vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
+    gpu_demand_bytes, kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on,
+    stock_moe_qlora_memory, validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention,
+    vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
 from reports.sizing.weights import format_applies_to
@@ -746,13 +746,21 @@ class ReportPage:
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few
         rows = []
         for quant in dict.fromkeys(formats):
-            scenario = scenario_with(e.scenario, quant=quant)
-            plan = self._planned(scenario)
-            if plan is None:
-                continue
-            # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
-            decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
+            if quant == e.scenario.quant:
+                scenario, plan, decode = e.scenario, e.memory, e.decode  # the page's own row: its estimate has it
+            else:
+                scenario = scenario_with(e.scenario, quant=quant)
+                plan = self._planned(scenario)
+                if plan is None:
+                    continue
+                # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
+                decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = scenario_with(scenario, gpus=1)
+            if scenario.gpus == 1:
+                # Every accelerator with this one's demand traits needs what this row's plan gives (fits shares the
+                # demand by estimate._demand_traits, planning on the first such accelerator a search meets): asked
+                # here first, the smallest-fit search reads it from this plan instead of planning another card.
+                gpu_demand_bytes(self.model, self.hardware, on_one_gpu)
             smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,

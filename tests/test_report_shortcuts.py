@@ -13,7 +13,7 @@ from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
 from reports.report import ReportPage, ReportRoute, _opening_with, build_report, query_string
-from reports.sizing import recommend
+from reports.sizing import estimate, recommend
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import default_scenario, fits, fitting_plan, gpu_demand_floor_bytes
 from reports.sizing.fit import nominal_bytes
@@ -127,3 +127,28 @@ def test_neighbour_link_scenario_is_the_opening_with_the_kept_fields(catalog_spe
                 gpus=int(values.get("gpus", opening.gpus)),
                 gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
             assert _opening_with(model, hardware, "vllm", values) == expected, (model.slug, hardware.slug)
+
+
+@pytest.mark.parametrize("query", ["", "quant=Q8_0&context=32768&batch=4", "engine=vllm&kv_dtype=fp8&context=16384"])
+def test_matrix_reuses_the_pages_plans(db, monkeypatch, query):
+    """The matrix's own row is the estimate's plan and decode; on one GPU its smallest-fit searches plan no
+    accelerator with this one's demand traits (the row's plan on this one is their demand), and the rows are those
+    of planning every format and searching the catalog afresh."""
+    page = _report("llama-3-3-70b-instruct", "h100-80gb-sxm", query)
+    estimate._largest_gpu_demand.cache_clear()
+    planned = []
+    plan_memory = estimate.plan_memory
+    monkeypatch.setattr(estimate, "plan_memory", lambda model, hardware, scenario: planned.append(hardware)
+                        or plan_memory(model, hardware, scenario))
+    rows = page.matrix
+    own_traits = estimate._demand_traits(page.hardware, page.estimate.scenario.engine)
+    others = [hardware for hardware in planned if hardware != page.hardware]  # its own plans: the rows'
+    assert others and all(estimate._demand_traits(hardware, page.estimate.scenario.engine) != own_traits
+                          for hardware in others)
+    e = page.estimate
+    current = next(row for row in rows if row.is_current)
+    assert (current.required_bytes, current.decode_tok_s) == (e.memory.fit.required_bytes, e.decode.tokens_per_s)
+    estimate._largest_gpu_demand.cache_clear()  # searched again, each kind of accelerator planned on another card
+    for row in rows:
+        on_one_gpu = replace(e.scenario, quant=row.quant, gpus=1)
+        assert row.smallest_fit == recommend.smallest_fitting(page.model, on_one_gpu, page.catalog.hardware_by_memory)
