@@ -901,15 +901,28 @@ class ReportPage:
         """The visitor's state as a link to another model on this accelerator keeps it: everything but a format the
         model does not come in, a context beyond its limit, and vLLM for a model whose layer shapes it lacks."""
         chosen = self.chosen_fields
-        engine = chosen.get("engine")
-        if engine == "vllm" and not kv_cache_known(model):
-            engine = None
+        quant, context = chosen.get("quant"), chosen.get("context")
+        effective, pairs, costs = self._model_link_state(
+            keeps_engine=not (chosen.get("engine") == "vllm" and not kv_cache_known(model)),
+            keeps_quant=quant is not None and format_applies_to(model, quant),
+            keeps_context=context is not None and not (model.max_context and int(context) > model.max_context))
+        return self._encoded(tuple(_runnable_state(model, self.hardware, effective, pairs) + costs))
+
+    def _model_link_state(self, *, keeps_engine: bool, keeps_quant: bool, keeps_context: bool
+                          ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]]]:
+        """The engine, the configurator pairs and the cost pairs a link to another model keeps, given what of the
+        state applies to that model: ~80 model links share a few such answers, made once each."""
+        key = (keeps_engine, keeps_quant, keeps_context)
+        cache = self.__dict__.setdefault("_model_link_states", {})
+        if key in cache:
+            return cache[key]
+        engine = self.chosen_fields.get("engine") if keeps_engine else None
         effective = engine or self._default_engine_here
         pairs = []
-        for name, value in chosen.items():
-            if name == "quant" and not (format_applies_to(model, value) and self._chosen_quant_runs_here(effective)):
+        for name, value in self.chosen_fields.items():
+            if name == "quant" and not (keeps_quant and self._chosen_quant_runs_here(effective)):
                 continue
-            if name == "context" and model.max_context and int(value) > model.max_context:
+            if name == "context" and not keeps_context:
                 continue
             if name == "engine":
                 if engine is not None:
@@ -919,9 +932,9 @@ class ReportPage:
                 pairs += self._kv_for(effective)
                 continue
             pairs.append((name, value))  # the same accelerator: its GPU count, offload, share and budget too
-        costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
-        pairs = _runnable_state(model, self.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
-        return self._encoded(tuple(pairs + costs))
+        cache[key] = (effective, [pair for pair in pairs if pair[0] not in COST_FIELDS],
+                      [pair for pair in pairs if pair[0] in COST_FIELDS])
+        return cache[key]
 
     @cached_property
     def _default_engine_here(self) -> str:
@@ -1029,8 +1042,8 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
                     pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`pairs` (configurator fields), less what vLLM refuses for this model there (STATE_FALLBACKS), so that a link
     opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
-    if engine != "vllm" or not pairs:
-        return pairs
+    if engine != "vllm" or dict(pairs).keys().isdisjoint(STATE_FALLBACKS[-1]):
+        return pairs  # nothing a fallback drops: kept whole whatever vLLM answers
     for dropped in ((), *STATE_FALLBACKS):
         kept = [pair for pair in pairs if pair[0] not in dropped]
         try:
