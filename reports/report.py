@@ -954,7 +954,7 @@ class ReportPage:
         takes them (pages.hardware_gpu_counts_taken: any count on a discrete card; an engine choice only where two
         run)."""
         from reports.pages import hardware_gpu_counts_taken  # pages imports this module
-        url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
+        url = url_pattern("reports:hardware", hardware_slug=self.hardware.slug)
         chosen = self.chosen_fields
         pairs = []
         gpus = int(chosen["gpus"]) if "gpus" in chosen else None  # as the form read it (chosen_fields)

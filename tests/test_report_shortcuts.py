@@ -240,3 +240,18 @@ def test_neighbour_links_are_those_of_working_out_each_link_alone(db, query):
     expected = [_hardware_link_query_plain(page, hardware) for hardware in page.catalog.hardware.values()
                 if hardware != page.hardware]
     assert [url.partition("?")[2] for _, url in page.other_hardware_links] == expected
+
+
+def test_a_report_request_reverses_no_url_its_language_already_reversed(client, db, monkeypatch):
+    """The report view's breadcrumbs and the link to the hardware page come from report.url_pattern (reverse()
+    memoized per language, script prefix and URLconf): a second state of a report reverses nothing in Python."""
+    from reports import report, views
+
+    path = "/de/report/gemma-3-27b-it/rtx-3090/"
+    assert client.get(path + "?context=4096&gpus=2").status_code == 200
+    reversed_urls = []
+    for module in (views, report):
+        monkeypatch.setattr(module, "reverse", lambda *args, **kwargs: reversed_urls.append(args) or "/")
+    response = client.get(path + "?context=16384&gpus=2")
+    assert response.status_code == 200 and reversed_urls == []
+    assert b'href="/de/hardware/rtx-3090/?gpus=2"' in response.content
