@@ -87,7 +87,14 @@ URL_SAFE_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 def query_string(pairs: Iterable[tuple[str, object]]) -> str:
     """urllib's urlencode(pairs), quoting only what needs it: urlencode runs quote_plus's four calls on every name
     and value, ~2 µs a pair (timeit), and a report builds ~25 query strings of ~9 pairs."""
-    return "&".join([f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+    return "&".join([_text_pair(name, value) if type(name) is str and type(value) is str
+                     else f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+
+
+@lru_cache(maxsize=4096)
+def _text_pair(name: str, value: str) -> str:
+    """One name=value of text, quoted once: a page joins ~220 pairs, most of them the same few (gpus=1, hours=4)."""
+    return f"{_quoted(name)}={_quoted(value)}"
 
 
 def _quoted(value: object) -> str:
@@ -186,12 +193,13 @@ class ReportPage:
     # The request's query: which configurator fields the visitor set (the form fills the others with defaults).
     query: QueryDict | None = None
 
-    @property
+    # Cached: every speed and total of the page (each matrix row) asks these two.
+    @cached_property
     def speed_upper_bound(self) -> bool:
         """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
         return not self.model.layer_count_known
 
-    @property
+    @cached_property
     def total_lower_bound(self) -> bool:
         """The KV cache is not known (no shapes, no sourced family member): every total leaves it out and is shown
         as a lower bound ("≥ 63.55 GiB"), as the hardware table and the FAQ's "needs at least" do."""

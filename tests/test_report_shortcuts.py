@@ -13,7 +13,9 @@ from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
 from reports.forms import COST_FIELDS
-from reports.report import STATE_FALLBACKS, ReportPage, ReportRoute, _opening_with, build_report, query_string
+from reports.report import (
+    STATE_FALLBACKS, ReportPage, ReportRoute, _opening_with, _text_pair, build_report, query_string,
+)
 from reports.sizing import estimate, recommend
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
@@ -37,6 +39,14 @@ QUERIES = (
 @pytest.mark.parametrize("pairs", QUERIES)
 def test_query_string_is_urlencode(pairs):
     assert query_string(pairs) == urlencode(pairs)
+    assert query_string(pairs) == urlencode(pairs)  # text pairs now from report._text_pair's cache
+
+
+def test_a_text_pair_is_quoted_once():
+    _text_pair.cache_clear()
+    pairs = [("quant", "Q4_K_M"), ("name", "My RTX 4090 (modded)"), ("gpus", 2)]
+    assert query_string(pairs) == query_string(pairs) == urlencode(pairs)
+    assert (_text_pair.cache_info().misses, _text_pair.cache_info().hits) == (2, 2)  # gpus=2: an int, not cached
 
 
 @pytest.fixture
@@ -255,3 +265,12 @@ def test_a_report_request_reverses_no_url_its_language_already_reversed(client, 
     response = client.get(path + "?context=16384&gpus=2")
     assert response.status_code == 200 and reversed_urls == []
     assert b'href="/de/hardware/rtx-3090/?gpus=2"' in response.content
+
+
+@pytest.mark.parametrize("slug", ["qwen3-30b-a3b-instruct-2507", "llama-3-3-70b-instruct"])
+def test_the_pages_bound_flags_are_worked_out_once(db, slug):
+    """Every total and speed of a page (two a matrix row) asks whether it is a bound: the answer is kept."""
+    page = _report(slug, "rtx-4090", "")
+    assert (page.total_lower_bound, page.speed_upper_bound) == (not kv_cache_known(page.model),
+                                                               not page.model.layer_count_known)
+    assert {"total_lower_bound", "speed_upper_bound"} <= page.__dict__.keys()
