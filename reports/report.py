@@ -279,10 +279,11 @@ class ReportPage:
     @cached_property
     def summary(self) -> dict:
         base = self.summary_scenario
-        sized = {context: self._sized(scenario_with(base, context=context)) for context in SUMMARY_CONTEXTS}
-        if any(value is None for value in sized.values()):
+        short = self._sized(scenario_with(base, context=SUMMARY_CONTEXTS[0]))
+        plan_long = self._planned(scenario_with(base, context=SUMMARY_CONTEXTS[1]))  # its total only: no speeds
+        if short is None or plan_long is None:
             return {}
-        (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
+        plan_short, speeds = short
         params = count_parameters(self.model)
         return {"plan": plan_short, "speeds": speeds, "params": params,
                 "card_active_without_embedding": self._card_active_without_embedding(params),

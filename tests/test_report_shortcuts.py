@@ -274,3 +274,16 @@ def test_the_pages_bound_flags_are_worked_out_once(db, slug):
     assert (page.total_lower_bound, page.speed_upper_bound) == (not kv_cache_known(page.model),
                                                                not page.model.layer_count_known)
     assert {"total_lower_bound", "speed_upper_bound"} <= page.__dict__.keys()
+
+
+def test_the_summary_times_only_its_short_context(db, monkeypatch):
+    """The lead quotes speeds at 8K and only the memory at 32K: the long context is planned, not timed."""
+    from reports import report
+
+    page = _report("gemma-3-27b-it", "rtx-3090", "quant=Q8_0&context=65536")
+    timed = []
+    estimate_speeds = report.estimate_speeds
+    monkeypatch.setattr(report, "estimate_speeds", lambda model, hardware, scenario, *rest: timed.append(
+        scenario.context) or estimate_speeds(model, hardware, scenario, *rest))
+    summary = page.summary
+    assert timed == [8192] and summary["total_32k"] > summary["total_8k"] > 0
