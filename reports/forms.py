@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from functools import lru_cache
 
@@ -169,6 +170,31 @@ QUANT_OF_ENGINE = {"llama.cpp": {
 REPLACEMENTS = {"kv_dtype": KV_OF_ENGINE, "quant": QUANT_OF_ENGINE}
 
 
+class ChoicesSharedOnCopy:
+    """A field whose per-form copy shares its choice lists. Every form deep-copies its class's fields, and Django's
+    ChoiceField and Select copy and re-normalize their choices each time (~1,000 calls of a request for the
+    configurator's selects). This is Field.__deepcopy__ (a widget with attributes of its own, new message and
+    validator containers) without that: the configurator assigns new choice lists (quant_choices,
+    _keep_current_value) and changes none in place."""
+
+    def __deepcopy__(self, memo):
+        result = copy.copy(self)
+        memo[id(self)] = result
+        result.widget = copy.copy(self.widget)
+        result.widget.attrs = self.widget.attrs.copy()
+        result.error_messages = self.error_messages.copy()
+        result.validators = self.validators[:]
+        return result
+
+
+class SelectChoiceField(ChoicesSharedOnCopy, forms.ChoiceField):
+    pass
+
+
+class SelectIntegerField(ChoicesSharedOnCopy, forms.IntegerField):
+    """A whole number picked from presets (a Select) or typed into a shared URL."""
+
+
 class ConfiguratorForm(forms.Form):
     """Preset values fill the selects; any integer in range is a valid state too (a shared ?context=12000)."""
 
@@ -178,14 +204,14 @@ class ConfiguratorForm(forms.Form):
     # without JavaScript says so as the htmx answer does.
     replaced_before: dict[str, tuple[str, str]]
 
-    quant = forms.ChoiceField(label=_("Weights & quantization"), widget=FastSelect)
-    context = forms.IntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
-    gpus = forms.IntegerField(label=_("GPU count"), min_value=1, max_value=MAX_GPUS, widget=_select(GPU_COUNTS))
-    batch = forms.IntegerField(label=_("Parallel sequences (batch)"), min_value=1, max_value=MAX_BATCH,
+    quant = SelectChoiceField(label=_("Weights & quantization"), widget=FastSelect)
+    context = SelectIntegerField(label=_("Context window"), min_value=MIN_CONTEXT, widget=FastSelect)
+    gpus = SelectIntegerField(label=_("GPU count"), min_value=1, max_value=MAX_GPUS, widget=_select(GPU_COUNTS))
+    batch = SelectIntegerField(label=_("Parallel sequences (batch)"), min_value=1, max_value=MAX_BATCH,
                                widget=_select(BATCH_PRESETS))
-    kv_dtype = forms.ChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES, widget=FastSelect)
-    engine = forms.ChoiceField(label=_("Inference engine"), choices=ENGINES, widget=FastSelect)
-    offload = forms.ChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
+    kv_dtype = SelectChoiceField(label=_("KV-cache precision"), choices=KV_DTYPES, widget=FastSelect)
+    engine = SelectChoiceField(label=_("Inference engine"), choices=ENGINES, widget=FastSelect)
+    offload = SelectChoiceField(label=_("System-RAM offload"), choices=OFFLOAD_CHOICES, widget=FastSelect)
     # Only vLLM reads it (llama.cpp allocates what the model needs); shown for both engines, as the KV types are,
     # because htmx swaps the results and not the form when the engine changes.
     # Two decimals, as the input's step: a shared URL with 0.925 would leave a value the browser's constraint

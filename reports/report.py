@@ -38,9 +38,9 @@ from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
     default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
-    kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on, stock_moe_qlora_memory,
-    validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention, vllm_largest_memory_share,
-    vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
+    gpu_demand_bytes, kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on,
+    stock_moe_qlora_memory, validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention,
+    vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
 from reports.sizing.weights import format_applies_to
@@ -87,7 +87,14 @@ URL_SAFE_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 def query_string(pairs: Iterable[tuple[str, object]]) -> str:
     """urllib's urlencode(pairs), quoting only what needs it: urlencode runs quote_plus's four calls on every name
     and value, ~2 µs a pair (timeit), and a report builds ~25 query strings of ~9 pairs."""
-    return "&".join([f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+    return "&".join([_text_pair(name, value) if type(name) is str and type(value) is str
+                     else f"{_quoted(name)}={_quoted(value)}" for name, value in pairs])
+
+
+@lru_cache(maxsize=4096)
+def _text_pair(name: str, value: str) -> str:
+    """One name=value of text, quoted once: a page joins ~220 pairs, most of them the same few (gpus=1, hours=4)."""
+    return f"{_quoted(name)}={_quoted(value)}"
 
 
 def _quoted(value: object) -> str:
@@ -186,12 +193,13 @@ class ReportPage:
     # The request's query: which configurator fields the visitor set (the form fills the others with defaults).
     query: QueryDict | None = None
 
-    @property
+    # Cached: every speed and total of the page (each matrix row) asks these two.
+    @cached_property
     def speed_upper_bound(self) -> bool:
         """Speeds leave out the per-layer kernel time (no layer count): shown as "≤" (TTFT "≥")."""
         return not self.model.layer_count_known
 
-    @property
+    @cached_property
     def total_lower_bound(self) -> bool:
         """The KV cache is not known (no shapes, no sourced family member): every total leaves it out and is shown
         as a lower bound ("≥ 63.55 GiB"), as the hardware table and the FAQ's "needs at least" do."""
@@ -271,10 +279,11 @@ class ReportPage:
     @cached_property
     def summary(self) -> dict:
         base = self.summary_scenario
-        sized = {context: self._sized(scenario_with(base, context=context)) for context in SUMMARY_CONTEXTS}
-        if any(value is None for value in sized.values()):
+        short = self._sized(scenario_with(base, context=SUMMARY_CONTEXTS[0]))
+        plan_long = self._planned(scenario_with(base, context=SUMMARY_CONTEXTS[1]))  # its total only: no speeds
+        if short is None or plan_long is None:
             return {}
-        (plan_short, speeds), (plan_long, _) = sized[SUMMARY_CONTEXTS[0]], sized[SUMMARY_CONTEXTS[1]]
+        plan_short, speeds = short
         params = count_parameters(self.model)
         return {"plan": plan_short, "speeds": speeds, "params": params,
                 "card_active_without_embedding": self._card_active_without_embedding(params),
@@ -751,13 +760,21 @@ class ReportPage:
         formats += sorted(backend_formats(e.scenario.engine, self.hardware) or ())  # a backend that runs few
         rows = []
         for quant in dict.fromkeys(formats):
-            scenario = scenario_with(e.scenario, quant=quant)
-            plan = self._planned(scenario)
-            if plan is None:
-                continue
-            # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
-            decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
+            if quant == e.scenario.quant:
+                scenario, plan, decode = e.scenario, e.memory, e.decode  # the page's own row: its estimate has it
+            else:
+                scenario = scenario_with(e.scenario, quant=quant)
+                plan = self._planned(scenario)
+                if plan is None:
+                    continue
+                # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
+                decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = scenario_with(scenario, gpus=1)
+            if scenario.gpus == 1:
+                # Every accelerator with this one's demand traits needs what this row's plan gives (fits shares the
+                # demand by estimate._demand_traits, planning on the first such accelerator a search meets): asked
+                # here first, the smallest-fit search reads it from this plan instead of planning another card.
+                gpu_demand_bytes(self.model, self.hardware, on_one_gpu)
             smallest = self.catalog.smallest_fitting(self.model, on_one_gpu)
             rows.append(MatrixRow(quant, quant == e.scenario.quant, plan.weights_loaded_bytes,
                                   plan.kv.total_bytes if plan.kv is not None else None, plan.fit.required_bytes,
@@ -898,15 +915,28 @@ class ReportPage:
         """The visitor's state as a link to another model on this accelerator keeps it: everything but a format the
         model does not come in, a context beyond its limit, and vLLM for a model whose layer shapes it lacks."""
         chosen = self.chosen_fields
-        engine = chosen.get("engine")
-        if engine == "vllm" and not kv_cache_known(model):
-            engine = None
+        quant, context = chosen.get("quant"), chosen.get("context")
+        effective, pairs, costs = self._model_link_state(
+            keeps_engine=not (chosen.get("engine") == "vllm" and not kv_cache_known(model)),
+            keeps_quant=quant is not None and format_applies_to(model, quant),
+            keeps_context=context is not None and not (model.max_context and int(context) > model.max_context))
+        return self._encoded(tuple(_runnable_state(model, self.hardware, effective, pairs) + costs))
+
+    def _model_link_state(self, *, keeps_engine: bool, keeps_quant: bool, keeps_context: bool
+                          ) -> tuple[str, list[tuple[str, str]], list[tuple[str, str]]]:
+        """The engine, the configurator pairs and the cost pairs a link to another model keeps, given what of the
+        state applies to that model: ~80 model links share a few such answers, made once each."""
+        key = (keeps_engine, keeps_quant, keeps_context)
+        cache = self.__dict__.setdefault("_model_link_states", {})
+        if key in cache:
+            return cache[key]
+        engine = self.chosen_fields.get("engine") if keeps_engine else None
         effective = engine or self._default_engine_here
         pairs = []
-        for name, value in chosen.items():
-            if name == "quant" and not (format_applies_to(model, value) and self._chosen_quant_runs_here(effective)):
+        for name, value in self.chosen_fields.items():
+            if name == "quant" and not (keeps_quant and self._chosen_quant_runs_here(effective)):
                 continue
-            if name == "context" and model.max_context and int(value) > model.max_context:
+            if name == "context" and not keeps_context:
                 continue
             if name == "engine":
                 if engine is not None:
@@ -916,9 +946,9 @@ class ReportPage:
                 pairs += self._kv_for(effective)
                 continue
             pairs.append((name, value))  # the same accelerator: its GPU count, offload, share and budget too
-        costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
-        pairs = _runnable_state(model, self.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
-        return self._encoded(tuple(pairs + costs))
+        cache[key] = (effective, [pair for pair in pairs if pair[0] not in COST_FIELDS],
+                      [pair for pair in pairs if pair[0] in COST_FIELDS])
+        return cache[key]
 
     @cached_property
     def _default_engine_here(self) -> str:
@@ -938,7 +968,7 @@ class ReportPage:
         takes them (pages.hardware_gpu_counts_taken: any count on a discrete card; an engine choice only where two
         run)."""
         from reports.pages import hardware_gpu_counts_taken  # pages imports this module
-        url = reverse("reports:hardware", kwargs={"hardware_slug": self.hardware.slug})
+        url = url_pattern("reports:hardware", hardware_slug=self.hardware.slug)
         chosen = self.chosen_fields
         pairs = []
         gpus = int(chosen["gpus"]) if "gpus" in chosen else None  # as the form read it (chosen_fields)
@@ -1026,8 +1056,8 @@ def _runnable_state(model: ModelSpec, hardware: HardwareSpec, engine: str,
                     pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """`pairs` (configurator fields), less what vLLM refuses for this model there (STATE_FALLBACKS), so that a link
     opens on a report and not on a refusal; under llama.cpp every kept field runs (its checks are the form's)."""
-    if engine != "vllm" or not pairs:
-        return pairs
+    if engine != "vllm" or dict(pairs).keys().isdisjoint(STATE_FALLBACKS[-1]):
+        return pairs  # nothing a fallback drops: kept whole whatever vLLM answers
     for dropped in ((), *STATE_FALLBACKS):
         kept = [pair for pair in pairs if pair[0] not in dropped]
         try:

@@ -26,7 +26,7 @@ from reports.estimates import CatalogSnapshot, catalog_version_key, current_cata
 from catalog.submissions import find_submitted, submit_config, submitted_spec
 from reports.compare import MAX_COMPARED, compare_columns, compare_form, parse_choices, selection_from_query
 from reports.forms import CUSTOM_HARDWARE_SLUG, REPLACED_PARAMETERS, ConfigSubmitForm, CustomHardwareForm
-from reports.report import ReportPage, ReportRoute, build_report
+from reports.report import ReportPage, ReportRoute, build_report, url_pattern
 from reports.sizing.estimate import kv_cache_known
 from reports.sizing.specs import HardwareSpec, ModelSpec
 from reports.templatetags.seo import absolute_url
@@ -80,7 +80,7 @@ def revalidate_every_time(response: HttpResponse) -> HttpResponse:
 
 
 def _home_crumb() -> tuple[str, str]:
-    return gettext("Home"), reverse("reports:home")
+    return gettext("Home"), url_pattern("reports:home")  # memoized reverse(): on every page
 
 
 # A lower-case redirect longer than this is answered with the 404 page (Django refuses redirects over 16 KiB).
@@ -273,7 +273,7 @@ def report(request: HttpRequest, model_slug: str, hardware_slug: str) -> HttpRes
         return _invalid_hardware(request, hardware_form, model)
     page = build_report(model, hardware, request.GET, catalog, route=ReportRoute(model_key=model_slug),
                         hardware_form=hardware_form)
-    crumbs = [_home_crumb(), (page.model.name, reverse("reports:model", kwargs={"model_slug": model_slug})),
+    crumbs = [_home_crumb(), (page.model.name, url_pattern("reports:model", model_slug=model_slug)),
               (page.hardware.name, request.path)]
     return _render_report(request, page, crumbs)
 

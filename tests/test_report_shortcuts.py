@@ -12,12 +12,19 @@ import pytest
 from django.http import QueryDict
 
 from reports.estimates import CatalogSnapshot
-from reports.report import ReportPage, ReportRoute, _opening_with, build_report, query_string
-from reports.sizing import recommend
+from reports.forms import COST_FIELDS
+from reports.report import (
+    STATE_FALLBACKS, ReportPage, ReportRoute, _opening_with, _text_pair, build_report, query_string,
+)
+from reports.sizing import estimate, recommend
 from reports.sizing.errors import SizingError
-from reports.sizing.estimate import default_scenario, fits, fitting_plan, gpu_demand_floor_bytes
+from reports.sizing.estimate import (
+    VLLM_ONLY_FORMATS, default_engine, default_scenario, engine_runs_on, fits, fitting_plan, format_runs_on,
+    gpu_demand_floor_bytes, kv_cache_known, vllm_refuses,
+)
 from reports.sizing.fit import nominal_bytes
 from reports.sizing.recommend import recommend_hardware
+from reports.sizing.weights import format_applies_to
 from reports.sizing.specs import Scenario
 
 QUERIES = (
@@ -32,6 +39,14 @@ QUERIES = (
 @pytest.mark.parametrize("pairs", QUERIES)
 def test_query_string_is_urlencode(pairs):
     assert query_string(pairs) == urlencode(pairs)
+    assert query_string(pairs) == urlencode(pairs)  # text pairs now from report._text_pair's cache
+
+
+def test_a_text_pair_is_quoted_once():
+    _text_pair.cache_clear()
+    pairs = [("quant", "Q4_K_M"), ("name", "My RTX 4090 (modded)"), ("gpus", 2)]
+    assert query_string(pairs) == query_string(pairs) == urlencode(pairs)
+    assert (_text_pair.cache_info().misses, _text_pair.cache_info().hits) == (2, 2)  # gpus=2: an int, not cached
 
 
 @pytest.fixture
@@ -127,3 +142,148 @@ def test_neighbour_link_scenario_is_the_opening_with_the_kept_fields(catalog_spe
                 gpus=int(values.get("gpus", opening.gpus)),
                 gpu_memory_utilization=float(values.get("gpu_memory_utilization", opening.gpu_memory_utilization)))
             assert _opening_with(model, hardware, "vllm", values) == expected, (model.slug, hardware.slug)
+
+
+@pytest.mark.parametrize("query", ["", "quant=Q8_0&context=32768&batch=4", "engine=vllm&kv_dtype=fp8&context=16384"])
+def test_matrix_reuses_the_pages_plans(db, monkeypatch, query):
+    """The matrix's own row is the estimate's plan and decode; on one GPU its smallest-fit searches plan no
+    accelerator with this one's demand traits (the row's plan on this one is their demand), and the rows are those
+    of planning every format and searching the catalog afresh."""
+    page = _report("llama-3-3-70b-instruct", "h100-80gb-sxm", query)
+    estimate._largest_gpu_demand.cache_clear()
+    planned = []
+    plan_memory = estimate.plan_memory
+    monkeypatch.setattr(estimate, "plan_memory", lambda model, hardware, scenario: planned.append(hardware)
+                        or plan_memory(model, hardware, scenario))
+    rows = page.matrix
+    own_traits = estimate._demand_traits(page.hardware, page.estimate.scenario.engine)
+    others = [hardware for hardware in planned if hardware != page.hardware]  # its own plans: the rows'
+    assert others and all(estimate._demand_traits(hardware, page.estimate.scenario.engine) != own_traits
+                          for hardware in others)
+    e = page.estimate
+    current = next(row for row in rows if row.is_current)
+    assert (current.required_bytes, current.decode_tok_s) == (e.memory.fit.required_bytes, e.decode.tokens_per_s)
+    estimate._largest_gpu_demand.cache_clear()  # searched again, each kind of accelerator planned on another card
+    for row in rows:
+        on_one_gpu = replace(e.scenario, quant=row.quant, gpus=1)
+        assert row.smallest_fit == recommend.smallest_fitting(page.model, on_one_gpu, page.catalog.hardware_by_memory)
+
+
+def _runnable_state_plain(model, hardware, engine, pairs):
+    """report._runnable_state without its shortcuts: every fallback asked of vLLM in turn."""
+    if engine != "vllm" or not pairs:
+        return pairs
+    for dropped in ((), *STATE_FALLBACKS):
+        kept = [pair for pair in pairs if pair[0] not in dropped]
+        if not vllm_refuses(model, hardware, _opening_with(model, hardware, engine, dict(kept))):
+            return kept
+    return [pair for pair in pairs if pair[0] not in STATE_FALLBACKS[-1]]
+
+
+def _model_link_query_plain(page, model):
+    """ReportPage.state_query_for_model as one loop per model (before the links shared their state per kind)."""
+    chosen = page.chosen_fields
+    engine = chosen.get("engine")
+    if engine == "vllm" and not kv_cache_known(model):
+        engine = None
+    effective = engine or default_engine(page.hardware)
+    pairs = []
+    for name, value in chosen.items():
+        if name == "quant" and not (format_applies_to(model, value) and format_runs_on(effective, value, page.hardware)
+                                    and not (effective == "llama.cpp" and value in VLLM_ONLY_FORMATS)):
+            continue
+        if name == "context" and model.max_context and int(value) > model.max_context:
+            continue
+        if name == "engine":
+            if engine is not None:
+                pairs.append((name, value))
+            continue
+        if name == "kv_dtype":
+            pairs += page._chosen_kv_as(effective)
+            continue
+        pairs.append((name, value))
+    costs = [pair for pair in pairs if pair[0] in COST_FIELDS]
+    pairs = _runnable_state_plain(model, page.hardware, effective, [pair for pair in pairs if pair[0] not in COST_FIELDS])
+    return query_string(pairs + costs)
+
+
+def _hardware_link_query_plain(page, hardware):
+    chosen = page.chosen_fields
+    engine = chosen.get("engine")
+    if engine is not None and not engine_runs_on(engine, hardware):
+        engine = None
+    effective = engine or default_engine(hardware)
+    pairs = []
+    quant = chosen.get("quant")
+    if quant is not None and format_runs_on(effective, quant, hardware) and not (
+            effective == "llama.cpp" and quant in VLLM_ONLY_FORMATS):
+        pairs.append(("quant", quant))
+    pairs += [(name, chosen[name]) for name in ("context", "batch") if name in chosen]
+    pairs += page._chosen_kv_as(effective)
+    if engine is not None:
+        pairs.append(("engine", engine))
+        if engine == "vllm" and "gpu_memory_utilization" in chosen:
+            pairs.append(("gpu_memory_utilization", chosen["gpu_memory_utilization"]))
+    pairs = _runnable_state_plain(page.model, hardware, effective, pairs)
+    pairs += [(name, chosen[name]) for name in ("hours", "kwh") if name in chosen]
+    return query_string(pairs)
+
+
+LINK_STATES = (
+    "quant=Q8_0&context=131072&gpus=2&batch=4&kv_dtype=q8_0&hours=6",
+    "engine=vllm&kv_dtype=fp8&quant=AWQ&gpus=8&context=32768&gpu_memory_utilization=0.95&kwh=0.3",
+    "engine=vllm&context=65536&batch=16&budget=30000",
+    "engine=vllm&quant=FP8&gpus=4&offload=30",
+    "engine=vllm&gpus=8&batch=4",  # no format: a refused split still falls back
+)
+
+
+@pytest.mark.parametrize("query", LINK_STATES)
+def test_neighbour_links_are_those_of_working_out_each_link_alone(db, query):
+    """The model links share their state per kind of model (what of the visitor's state applies to it), and a link
+    with nothing a fallback drops is not asked of vLLM: every link is what one loop per link gives."""
+    page = _report("qwen3-30b-a3b-instruct-2507", "h100-80gb-sxm", query)
+    expected = [_model_link_query_plain(page, page.catalog.model(row.slug)) for row in page.catalog.model_rows
+                if row.slug != page.model.slug]
+    assert [url.partition("?")[2] for _, url in page.other_model_links] == expected
+    assert len(page.__dict__["_model_link_states"]) <= 8 < len(expected)
+    expected = [_hardware_link_query_plain(page, hardware) for hardware in page.catalog.hardware.values()
+                if hardware != page.hardware]
+    assert [url.partition("?")[2] for _, url in page.other_hardware_links] == expected
+
+
+def test_a_report_request_reverses_no_url_its_language_already_reversed(client, db, monkeypatch):
+    """The report view's breadcrumbs and the link to the hardware page come from report.url_pattern (reverse()
+    memoized per language, script prefix and URLconf): a second state of a report reverses nothing in Python."""
+    from reports import report, views
+
+    path = "/de/report/gemma-3-27b-it/rtx-3090/"
+    assert client.get(path + "?context=4096&gpus=2").status_code == 200
+    reversed_urls = []
+    for module in (views, report):
+        monkeypatch.setattr(module, "reverse", lambda *args, **kwargs: reversed_urls.append(args) or "/")
+    response = client.get(path + "?context=16384&gpus=2")
+    assert response.status_code == 200 and reversed_urls == []
+    assert b'href="/de/hardware/rtx-3090/?gpus=2"' in response.content
+
+
+@pytest.mark.parametrize("slug", ["qwen3-30b-a3b-instruct-2507", "llama-3-3-70b-instruct"])
+def test_the_pages_bound_flags_are_worked_out_once(db, slug):
+    """Every total and speed of a page (two a matrix row) asks whether it is a bound: the answer is kept."""
+    page = _report(slug, "rtx-4090", "")
+    assert (page.total_lower_bound, page.speed_upper_bound) == (not kv_cache_known(page.model),
+                                                               not page.model.layer_count_known)
+    assert {"total_lower_bound", "speed_upper_bound"} <= page.__dict__.keys()
+
+
+def test_the_summary_times_only_its_short_context(db, monkeypatch):
+    """The lead quotes speeds at 8K and only the memory at 32K: the long context is planned, not timed."""
+    from reports import report
+
+    page = _report("gemma-3-27b-it", "rtx-3090", "quant=Q8_0&context=65536")
+    timed = []
+    estimate_speeds = report.estimate_speeds
+    monkeypatch.setattr(report, "estimate_speeds", lambda model, hardware, scenario, *rest: timed.append(
+        scenario.context) or estimate_speeds(model, hardware, scenario, *rest))
+    summary = page.summary
+    assert timed == [8192] and summary["total_32k"] > summary["total_8k"] > 0

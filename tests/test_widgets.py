@@ -92,3 +92,34 @@ def test_plain_choices_around_an_option_group_keep_their_order():
     for value in ("a", "c", "e", None):
         assert parse_html(FastSelect(choices=choices).render("x", value, {"id": "id_x"})) == parse_html(
             forms.Select(choices=choices).render("x", value, {"id": "id_x"}))
+
+
+def test_configurator_forms_share_their_choice_lists_and_nothing_they_change(db):
+    """Each ConfiguratorForm copies its fields (forms.ChoicesSharedOnCopy) without copying their choice lists, which
+    it only ever replaces; a form's attributes, validators, messages and replaced choices stay its own."""
+    from django.http import QueryDict
+
+    from reports.forms import ConfiguratorForm
+    from reports.estimates import CatalogSnapshot
+
+    catalog = CatalogSnapshot()
+    model, hardware = catalog.model("gemma-3-27b-it"), catalog.accelerator("rtx-3090")
+
+    def form(query):
+        return ConfiguratorForm(QueryDict(query), quant_names=catalog.quant_names, max_context=model.max_context,
+                                default_budget=hardware.price_usd, hardware=hardware, model=model)
+
+    class_validators = list(ConfiguratorForm.base_fields["context"].validators)
+    first, second = form("context=12000&gpus=3"), form("context=abc")
+    for name in ("kv_dtype", "engine", "offload"):
+        assert first.fields[name].choices is second.fields[name].choices is ConfiguratorForm.base_fields[name].choices
+        assert first.fields[name].widget is not second.fields[name].widget
+    first.fields["engine"].widget.attrs["data-x"] = "1"
+    first.fields["engine"].error_messages["required"] = "x"
+    assert "data-x" not in second.fields["engine"].widget.attrs | ConfiguratorForm.base_fields["engine"].widget.attrs
+    assert second.fields["engine"].error_messages["required"] != "x"
+    assert ConfiguratorForm.base_fields["context"].validators == class_validators  # the model's limit is the form's
+    assert "12000" in str(first["context"]) and "12000" not in str(second["context"])
+    assert ">abc<" in str(second["context"]) and ">abc<" not in str(first["context"])
+    assert first.fields["context"].validators is not second.fields["context"].validators
+    assert ConfiguratorForm.base_fields["quant"].choices == [] and first.fields["quant"].choices
