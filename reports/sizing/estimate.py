@@ -41,6 +41,7 @@ from .fit import (
     Placement,
     assess_fit,
     check_offload_pct,
+    layer_split_holds,
     place_llama_cpp,
     place_tensor_parallel,
     usable_bytes,
@@ -466,15 +467,25 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:
         return False
-    demand = gpu_demand_bytes(model, hardware, scenario)
-    return demand is not None and demand <= usable
+    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    if demand is None:
+        return False
+    if demand.fullest_bytes <= usable:
+        return True
+    # The even -ts exceeds this accelerator; an -ts by the layers' sizes may still hold it, and then the plan's
+    # verdict is on that split's fullest GPU, whose bytes depend on this accelerator's memory (fit._balanced_split):
+    # only its own plan says. Where no such split holds it, the plan moves layers to system RAM: "exceeds".
+    return (demand.layer_split is not None and layer_split_holds(demand.layer_split, scenario.gpus, usable)
+            and plan_memory(model, hardware, scenario).fit.verdict != "exceeds")
 
 
 def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float | None:
-    """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
-    compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
-    it refuses). Shared by every accelerator with the same ``_demand_traits``."""
-    return _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu) with llama.cpp's even
+    -ts, on any amount of memory, which ``fits`` compares with engine_usable_bytes first; None when the engine
+    cannot plan the scenario (e.g. a tensor-parallel split it refuses). Shared by every accelerator with the same
+    ``_demand_traits``."""
+    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    return None if demand is None else demand.fullest_bytes
 
 
 @lru_cache(maxsize=1024)  # the accelerator's own traits: every fit on it under the engine asks them
@@ -507,13 +518,31 @@ class _Traits:
     hardware: HardwareSpec = field(compare=False, hash=False)
 
 
+@dataclass(frozen=True)
+class _GpuDemand:
+    """The GPUs' demand shared by the accelerators with the same ``_demand_traits``: independent of their memory."""
+
+    fullest_bytes: float  # the fullest GPU's demand before automatic offload, llama.cpp's layers split evenly
+    # llama.cpp on several GPUs, automatic offload: where the even split exceeds, place_llama_cpp tries an -ts by
+    # the layers' sizes first (fit.layer_split_holds), whose fullest GPU is what the verdict then judges.
+    layer_split: LlamaCppDemand | None
+
+
 @lru_cache(maxsize=8192)
-def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> float | None:
+def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> _GpuDemand | None:
     try:
         plan = plan_memory(model, key.hardware, scenario)
     except SizingError:
         return None  # e.g. vLLM cannot split the heads over this GPU count (the same for every accelerator)
-    return max(plan.placement.demand_per_gpu, default=0.0)
+    splits_by_size = (plan.layout is not None and not plan.layout.estimated and scenario.gpus > 1
+                      and scenario.offload_pct is None and key.hardware.kind != "unified")
+    if not splits_by_size:
+        return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
+    # key.hardware's plan may hold the split by size, whose demand depends on its memory: the even split is the
+    # placement on unbounded memory (place_llama_cpp keeps it whenever the fullest GPU is within the usable bytes).
+    demand = _llama_cpp_demand(model, plan.kv, plan.runtime, plan.layout)
+    even = place_llama_cpp(demand, gpus=scenario.gpus, usable_per_gpu=math.inf, unified=False, offload_pct=None)
+    return _GpuDemand(max(even.demand_per_gpu, default=0.0), demand)
 
 
 def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
@@ -745,7 +774,7 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
                              backend=hardware.backend)
     layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
                               active_bytes=weights.active_bytes_per_token)
-    demand = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+    demand = _llama_cpp_demand(model, kv, runtime, layout)
     usable = engine_usable_bytes(hardware, scenario)
     placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
                                 offload_pct=scenario.offload_pct)
@@ -754,6 +783,12 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     required = weights.total_bytes + kv_bytes + runtime_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, include_mtp, None, layout, kv, runtime, weights.total_bytes, runtime_bytes, fit)
+
+
+def _llama_cpp_demand(model: ModelSpec, kv: KvBreakdown | None, runtime: RuntimeBreakdown,
+                      layout: LlamaCppLayout) -> LlamaCppDemand:
+    """What llama.cpp places (fit.place_llama_cpp): the blocks with their KV, the buffers on each GPU and the host's."""
+    return LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
 
 
 def tied_output_copy_bytes(layout: LlamaCppLayout | None, placement: Placement) -> float:
