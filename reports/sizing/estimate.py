@@ -530,19 +530,25 @@ class _GpuDemand:
 
 @lru_cache(maxsize=8192)
 def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> _GpuDemand | None:
+    hardware = key.hardware
     try:
-        plan = plan_memory(model, key.hardware, scenario)
+        if scenario.engine == "vllm":
+            plan = plan_memory(model, hardware, scenario)
+            return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
+        # llama.cpp: the GPUs' demand is the placement's before automatic offload, which place_llama_cpp makes on
+        # unbounded memory without searching what to move (the search is most of a plan, and the accelerator a kind
+        # is first asked on is often too small: the searches go up from the smallest); an explicit --offload-pct
+        # and unified memory place the same on any memory. No verdict, no plan.
+        include_mtp = includes_mtp(model, scenario)
+        weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+        *_, layout, demand = _llama_cpp_parts(model, hardware, scenario, weights, include_mtp)
+        unified = hardware.kind == "unified"
+        placement = place_llama_cpp(demand, gpus=scenario.gpus, usable_per_gpu=math.inf, unified=unified,
+                                    offload_pct=scenario.offload_pct)
     except SizingError:
         return None  # e.g. vLLM cannot split the heads over this GPU count (the same for every accelerator)
-    splits_by_size = (plan.layout is not None and not plan.layout.estimated and scenario.gpus > 1
-                      and scenario.offload_pct is None and key.hardware.kind != "unified")
-    if not splits_by_size:
-        return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
-    # key.hardware's plan may hold the split by size, whose demand depends on its memory: the even split is the
-    # placement on unbounded memory (place_llama_cpp keeps it whenever the fullest GPU is within the usable bytes).
-    demand = _llama_cpp_demand(model, plan.kv, plan.runtime, plan.layout)
-    even = place_llama_cpp(demand, gpus=scenario.gpus, usable_per_gpu=math.inf, unified=False, offload_pct=None)
-    return _GpuDemand(max(even.demand_per_gpu, default=0.0), demand)
+    splits_by_size = not layout.estimated and scenario.gpus > 1 and scenario.offload_pct is None and not unified
+    return _GpuDemand(max(placement.demand_per_gpu, default=0.0), demand if splits_by_size else None)
 
 
 def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
@@ -767,14 +773,7 @@ def vllm_max_num_batched_tokens(hardware: HardwareSpec, scenario: Scenario) -> i
 def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
                     include_mtp: bool) -> MemoryPlan:
     gpus = scenario.gpus
-    kv = _kv_or_none(model, scenario)
-    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=weights.total_bytes / gpus,
-                             kv=kv,  # type: ignore[arg-type]  # llama.cpp's buffers do not read it
-                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
-                             backend=hardware.backend)
-    layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
-                              active_bytes=weights.active_bytes_per_token)
-    demand = _llama_cpp_demand(model, kv, runtime, layout)
+    kv, runtime, layout, demand = _llama_cpp_parts(model, hardware, scenario, weights, include_mtp)
     usable = engine_usable_bytes(hardware, scenario)
     placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
                                 offload_pct=scenario.offload_pct)
@@ -785,10 +784,21 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     return MemoryPlan(weights, include_mtp, None, layout, kv, runtime, weights.total_bytes, runtime_bytes, fit)
 
 
-def _llama_cpp_demand(model: ModelSpec, kv: KvBreakdown | None, runtime: RuntimeBreakdown,
-                      layout: LlamaCppLayout) -> LlamaCppDemand:
-    """What llama.cpp places (fit.place_llama_cpp): the blocks with their KV, the buffers on each GPU and the host's."""
-    return LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+def _llama_cpp_parts(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
+                     include_mtp: bool
+                     ) -> tuple[KvBreakdown | None, RuntimeBreakdown, LlamaCppLayout, LlamaCppDemand]:
+    """The KV cache, runtime buffers and layer layout of a llama.cpp plan, and what fit.place_llama_cpp places: the
+    blocks with their KV, the buffers on each GPU and the host's. Of the accelerator only its backend is read (the
+    runtime's device context): _demand_traits."""
+    kv = _kv_or_none(model, scenario)
+    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=weights.total_bytes / scenario.gpus,
+                             kv=kv,  # type: ignore[arg-type]  # llama.cpp's buffers do not read it
+                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
+                             backend=hardware.backend)
+    layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
+                              active_bytes=weights.active_bytes_per_token)
+    demand = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+    return kv, runtime, layout, demand
 
 
 def tied_output_copy_bytes(layout: LlamaCppLayout | None, placement: Placement) -> float:
