@@ -81,3 +81,43 @@ def test_speed_only_inputs_never_change_a_plan(seed_catalog_specs, scenario):
             assert _plan_memory.__wrapped__(model, hardware, at_depth) == plain, (model.name, hardware.name)
             compared += 1
     assert compared > 100
+
+
+def test_a_split_by_layer_sizes_fits_whichever_accelerator_was_asked_first(seed_catalog_specs):
+    """8 × RTX 4060 Ti 16GB hold DeepSeek-R1-Distill-Qwen-14B at Q6_K, 128K, 4 sequences under llama.cpp with an -ts
+    by the layers' sizes (fit.place_llama_cpp; -ts 6,6,6,6,6,6,6,7: 14.45 GiB on the fullest GPU of 15.2 usable),
+    while the even -ts puts 16.07 GiB on the last GPU, beside the output head. ``fits`` shares one demand among the
+    CUDA cards; asked on an RTX 4090 first (the even split holds it there: its demand), it answered "exceeds" for
+    every 16 GB card after it (the offers and the multi-GPU card ask in price order, not by memory)."""
+    from reports.sizing import estimate
+
+    _, accelerators = seed_catalog_specs
+    by_slug = {hardware.slug: hardware for hardware in accelerators}
+    model = CatalogSnapshot().model("deepseek-r1-distill-qwen-14b")
+    scenario = Scenario(quant="Q6_K", context=131072, gpus=8, batch=4)
+    estimate._largest_gpu_demand.cache_clear()
+    assert fits(model, by_slug["rtx-4090"], scenario) is True
+    plan = plan_memory(model, by_slug["rtx-4060-ti-16gb"], scenario)
+    assert (plan.fit.verdict, plan.placement.tensor_split) == ("tight", (6, 6, 6, 6, 6, 6, 6, 7))
+    assert fits(model, by_slug["rtx-4060-ti-16gb"], scenario) is True
+    assert fitting_plan(model, by_slug["rtx-4060-ti-16gb"], scenario) is plan
+
+
+def test_llama_cpp_fits_without_a_plan(seed_catalog_specs):
+    """Under llama.cpp ``fits`` places the blocks on unbounded memory instead of planning the first accelerator of
+    a kind (its automatic-offload search was most of the work): the searches ask ~40 of them a page and keep only
+    the answer. An RTX 4060 Ti 16GB exceeds Gemma 3 27B at Q3_K_M and 32K (the floor alone does not reject it; its
+    plan moves layers to system RAM, -ngl 61)."""
+    from reports.sizing import estimate
+
+    _, accelerators = seed_catalog_specs
+    by_slug = {hardware.slug: hardware for hardware in accelerators}
+    model = CatalogSnapshot().model("gemma-3-27b-it")
+    scenario = Scenario(quant="Q3_K_M", context=32768)
+    estimate._largest_gpu_demand.cache_clear()
+    estimate._plan_memory.cache_clear()
+    assert gpu_demand_floor_bytes(model, scenario) < estimate.engine_usable_bytes(by_slug["rtx-4060-ti-16gb"], scenario)
+    assert fits(model, by_slug["rtx-4060-ti-16gb"], scenario) is False
+    assert fits(model, by_slug["rtx-4090"], scenario) is True
+    assert estimate._plan_memory.cache_info().currsize == 0
+    assert plan_memory(model, by_slug["rtx-4060-ti-16gb"], scenario).fit.verdict == "exceeds"

@@ -41,6 +41,7 @@ from .fit import (
     Placement,
     assess_fit,
     check_offload_pct,
+    layer_split_holds,
     place_llama_cpp,
     place_tensor_parallel,
     usable_bytes,
@@ -472,15 +473,25 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     usable = engine_usable_bytes(hardware, scenario)
     if gpu_demand_floor_bytes(model, scenario) > usable:
         return False
-    demand = gpu_demand_bytes(model, hardware, scenario)
-    return demand is not None and demand <= usable
+    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    if demand is None:
+        return False
+    if demand.fullest_bytes <= usable:
+        return True
+    # The even -ts exceeds this accelerator; an -ts by the layers' sizes may still hold it, and then the plan's
+    # verdict is on that split's fullest GPU, whose bytes depend on this accelerator's memory (fit._balanced_split):
+    # only its own plan says. Where no such split holds it, the plan moves layers to system RAM: "exceeds".
+    return (demand.layer_split is not None and layer_split_holds(demand.layer_split, scenario.gpus, usable)
+            and plan_memory(model, hardware, scenario).fit.verdict != "exceeds")
 
 
 def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float | None:
-    """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu), which ``fits``
-    compares with engine_usable_bytes; None when the engine cannot plan the scenario (e.g. a tensor-parallel split
-    it refuses). Shared by every accelerator with the same ``_demand_traits``."""
-    return _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    """What the fullest GPU must hold before automatic offload (fit.Placement.demand_per_gpu) with llama.cpp's even
+    -ts, on any amount of memory, which ``fits`` compares with engine_usable_bytes first; None when the engine
+    cannot plan the scenario (e.g. a tensor-parallel split it refuses). Shared by every accelerator with the same
+    ``_demand_traits``."""
+    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    return None if demand is None else demand.fullest_bytes
 
 
 @lru_cache(maxsize=1024)  # the accelerator's own traits: every fit on it under the engine asks them
@@ -513,13 +524,37 @@ class _Traits:
     hardware: HardwareSpec = field(compare=False, hash=False)
 
 
+@dataclass(frozen=True)
+class _GpuDemand:
+    """The GPUs' demand shared by the accelerators with the same ``_demand_traits``: independent of their memory."""
+
+    fullest_bytes: float  # the fullest GPU's demand before automatic offload, llama.cpp's layers split evenly
+    # llama.cpp on several GPUs, automatic offload: where the even split exceeds, place_llama_cpp tries an -ts by
+    # the layers' sizes first (fit.layer_split_holds), whose fullest GPU is what the verdict then judges.
+    layer_split: LlamaCppDemand | None
+
+
 @lru_cache(maxsize=8192)
-def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> float | None:
+def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> _GpuDemand | None:
+    hardware = key.hardware
     try:
-        plan = plan_memory(model, key.hardware, scenario)
+        if scenario.engine == "vllm":
+            plan = plan_memory(model, hardware, scenario)
+            return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
+        # llama.cpp: the GPUs' demand is the placement's before automatic offload, which place_llama_cpp makes on
+        # unbounded memory without searching what to move (the search is most of a plan, and the accelerator a kind
+        # is first asked on is often too small: the searches go up from the smallest); an explicit --offload-pct
+        # and unified memory place the same on any memory. No verdict, no plan.
+        include_mtp = includes_mtp(model, scenario)
+        weights = weight_bytes(model, scenario.quant, include_mtp=include_mtp)
+        *_, layout, demand = _llama_cpp_parts(model, hardware, scenario, weights, include_mtp)
+        unified = hardware.kind == "unified"
+        placement = place_llama_cpp(demand, gpus=scenario.gpus, usable_per_gpu=math.inf, unified=unified,
+                                    offload_pct=scenario.offload_pct)
     except SizingError:
         return None  # e.g. vLLM cannot split the heads over this GPU count (the same for every accelerator)
-    return max(plan.placement.demand_per_gpu, default=0.0)
+    splits_by_size = not layout.estimated and scenario.gpus > 1 and scenario.offload_pct is None and not unified
+    return _GpuDemand(max(placement.demand_per_gpu, default=0.0), demand if splits_by_size else None)
 
 
 def gpu_demand_floor_bytes(model: ModelSpec, scenario: Scenario) -> float:
@@ -762,14 +797,7 @@ def vllm_max_num_batched_tokens(hardware: HardwareSpec, scenario: Scenario) -> i
 def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
                     include_mtp: bool) -> MemoryPlan:
     gpus = scenario.gpus
-    kv = _kv_or_none(model, scenario)
-    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=weights.total_bytes / gpus,
-                             kv=kv,  # type: ignore[arg-type]  # llama.cpp's buffers do not read it
-                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
-                             backend=hardware.backend)
-    layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
-                              active_bytes=weights.active_bytes_per_token)
-    demand = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+    kv, runtime, layout, demand = _llama_cpp_parts(model, hardware, scenario, weights, include_mtp)
     usable = engine_usable_bytes(hardware, scenario)
     placement = place_llama_cpp(demand, gpus=gpus, usable_per_gpu=usable, unified=hardware.kind == "unified",
                                 offload_pct=scenario.offload_pct)
@@ -778,6 +806,23 @@ def _plan_llama_cpp(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario
     required = weights.total_bytes + kv_bytes + runtime_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, include_mtp, None, layout, kv, runtime, weights.total_bytes, runtime_bytes, fit)
+
+
+def _llama_cpp_parts(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown,
+                     include_mtp: bool
+                     ) -> tuple[KvBreakdown | None, RuntimeBreakdown, LlamaCppLayout, LlamaCppDemand]:
+    """The KV cache, runtime buffers and layer layout of a llama.cpp plan, and what fit.place_llama_cpp places: the
+    blocks with their KV, the buffers on each GPU and the host's. Of the accelerator only its backend is read (the
+    runtime's device context): _demand_traits."""
+    kv = _kv_or_none(model, scenario)
+    runtime = runtime_memory(model, scenario, weights_bytes_per_gpu=weights.total_bytes / scenario.gpus,
+                             kv=kv,  # type: ignore[arg-type]  # llama.cpp's buffers do not read it
+                             hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
+                             backend=hardware.backend)
+    layout = llama_cpp_layout(model, scenario.quant, total_bytes=weights.total_bytes, include_mtp=include_mtp,
+                              active_bytes=weights.active_bytes_per_token)
+    demand = LlamaCppDemand(layout, _kv_per_block(model, kv, layout), runtime.device_bytes, runtime.host_bytes)
+    return kv, runtime, layout, demand
 
 
 def tied_output_copy_bytes(layout: LlamaCppLayout | None, placement: Placement) -> float:

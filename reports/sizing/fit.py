@@ -311,6 +311,12 @@ def place_llama_cpp(demand: LlamaCppDemand, *, gpus: int, usable_per_gpu: float,
     return _auto_llama_cpp(demand, demand_per_gpu, host, usable_per_gpu, gpus, points)
 
 
+def layer_split_holds(demand: LlamaCppDemand, gpus: int, usable_per_gpu: float) -> bool:
+    """Whether an -ts by the layers' sizes holds every slot on ``gpus`` GPUs of ``usable_per_gpu`` each: what
+    place_llama_cpp tries on several GPUs when the even -ts exceeds one of them (before any automatic offload)."""
+    return _fill(_slot_loads(demand, 0), demand.device_fixed_bytes, gpus, usable_per_gpu) is not None
+
+
 def _slot_loads(demand: LlamaCppDemand, n_cpu_moe: int) -> list[float]:
     """Bytes each slot (block, then the output head) puts on its GPU with the routed experts of the first
     ``n_cpu_moe`` blocks in system RAM."""
