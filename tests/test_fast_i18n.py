@@ -3,12 +3,15 @@ Every form of both tags must render exactly what Django's own tags render, in bo
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from django.template import Context, TemplateSyntaxError, engines
+from django.test import override_settings
 from django.utils import translation
+from django.utils.safestring import SafeString
 
 from reports.templatetags import fast_i18n
 
@@ -70,9 +73,17 @@ FORMS = [
     ' fits this configuration, cheapest per hour first.\n{% plural %}\n  {{ n }} of {{ total }} catalog cloud'
     ' offers fit this configuration, cheapest per hour first.\n{% endblocktranslate %}',
     '{% blocktranslate count n=one %}{{ n }} and {{ missing }}{% plural %}{{ n }}, {{ years }}{% endblocktranslate %}',
+    # Values of every type a block renders: safe text, text, ints (large, negative), a float, a bool, None, a date.
+    '{% blocktranslate with a=safe b=markup c=big d=-3 e=half f=yes g=nothing h=date %}{{ a }} {{ b }} {{ c }} {{ d }}'
+    ' {{ e }} {{ f }} {{ g }} {{ h }}{% endblocktranslate %}',
+    '{% autoescape off %}{% blocktranslate with a=safe b=markup c=big e=half %}{{ a }} {{ b }} {{ c }} {{ e }}'
+    '{% endblocktranslate %}{% endautoescape %}',
+    '{% load l10n %}{% localize off %}{% blocktranslate with c=big e=half h=date %}{{ c }} {{ e }} {{ h }}{% endblocktranslate %}'
+    '{% endlocalize %}',
 ]
 VALUES = {"message": "Billing", "ctx": "longest context", "years": 7, "markup": "<b>&", "count": 3, "one": 1,
-          "zero": 0, "half": 1.5, "decimal": Decimal("2.50")}
+          "zero": 0, "half": 1.5, "decimal": Decimal("2.50"), "safe": SafeString("1,5 <b>GiB</b>"), "big": 1234567,
+          "yes": True, "nothing": None, "date": dt.date(2026, 5, 3)}
 
 
 def _render(source: str, language: str, libraries: str) -> str:
@@ -84,6 +95,13 @@ def _render(source: str, language: str, libraries: str) -> str:
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("source", FORMS)
 def test_renders_what_djangos_tags_render(source, language):
+    assert _render(source, language, "i18n fast_i18n") == _render(source, language, "i18n")
+
+
+@override_settings(USE_THOUSAND_SEPARATOR=True)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_ints_are_grouped_as_in_django_when_the_site_groups_thousands(language):
+    source = '{% blocktranslate with c=big n=count %}{{ c }} {{ n }}{% endblocktranslate %}'
     assert _render(source, language, "i18n fast_i18n") == _render(source, language, "i18n")
 
 

@@ -17,9 +17,11 @@ own dict, the count too (about 7 blocks with a count a page).
 
 from __future__ import annotations
 
+import html
 from decimal import Decimal
 
 from django import template
+from django.conf import settings
 from django.template import TemplateSyntaxError, Variable
 from django.template.base import render_value_in_context
 from django.templatetags import i18n
@@ -114,7 +116,7 @@ class BlockTranslateNode(i18n.BlockTranslateNode):
                 value = context[name]
             else:
                 value = default % name if "%s" in default else default
-            data[name] = render_value_in_context(value, context)
+            data[name] = _rendered(value, context)
         try:
             result %= data
         except (KeyError, ValueError):  # a translation with a placeholder its block lacks: Django's fallback
@@ -124,6 +126,21 @@ class BlockTranslateNode(i18n.BlockTranslateNode):
             context[self.asvar] = SafeString(result)
             return ""
         return result
+
+
+def _rendered(value, context) -> str:
+    """render_value_in_context(value, context), with its common cases inline: most values of a block are figures a
+    filter already made safe text (Django returns them as they are, after a datetime test, localize and
+    conditional_escape), names (escaped as django.utils.html.escape does) and counts (an int: its digits, as
+    Django's number formatting writes it when the site does not group thousands, in every language)."""
+    value_type = type(value)
+    if value_type is SafeString:
+        return value
+    if value_type is str:
+        return SafeString(html.escape(value)) if context.autoescape else value
+    if value_type is int and not settings.USE_THOUSAND_SEPARATOR:
+        return str(value)
+    return render_value_in_context(value, context)
 
 
 def _names_read(expression) -> set[str]:
