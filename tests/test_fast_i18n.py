@@ -3,11 +3,15 @@ Every form of both tags must render exactly what Django's own tags render, in bo
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from django.template import Context, engines
+from django.template import Context, TemplateSyntaxError, engines
+from django.test import override_settings
 from django.utils import translation
+from django.utils.safestring import SafeString
 
 from reports.templatetags import fast_i18n
 
@@ -48,8 +52,38 @@ FORMS = [
     '{% blocktranslate with x=years context ctx %}~{{ x }} years{% endblocktranslate %}',
     '{% autoescape off %}{% blocktranslate with a=markup %}{{ a }}{% endblocktranslate %}{% endautoescape %}',
     '{% blocktranslate trimmed %}\n  Cloud per\n  month\n{% endblocktranslate %}',
+    # Counts: with values, a filter, a context (found and not), a float and a Decimal, as a variable, a name the
+    # block also sets, one that reads the block's own values (resolved after they are pushed), trimmed, zero.
+    '{% blocktranslate count n=count with x=markup %}{{ n }} more offer{% plural %}{{ n }} more offers{{ x }}'
+    '{% endblocktranslate %}',
+    '{% blocktranslate count n=count|add:"-2" %}{{ n }} more offer{% plural %}{{ n }} more offers{% endblocktranslate %}',
+    '{% blocktranslate count n=count context "longest context" %}{{ n }} more offer{% plural %}{{ n }} more offers'
+    '{% endblocktranslate %}',
+    '{% blocktranslate count n=count context ctx %}{{ n }} more offer{% plural %}{{ n }} more offers'
+    '{% endblocktranslate %}',
+    '{% blocktranslate count n=half %}{{ n }} more offer{% plural %}{{ n }} more offers{% endblocktranslate %}',
+    '{% blocktranslate count n=decimal %}{{ n }} more offer{% plural %}{{ n }} more offers{% endblocktranslate %}',
+    '{% blocktranslate count n=count asvar text %}{{ n }} more offer{% plural %}{{ n }} more offers'
+    '{% endblocktranslate %}<{{ text }}>{{ n }}',
+    '{% blocktranslate count n=count with n=markup %}{{ n }} more offer{% plural %}{{ n }} more offers'
+    '{% endblocktranslate %}',
+    '{% blocktranslate count n=years|add:count with count=one %}{{ n }} more offer{% plural %}{{ n }} more offers'
+    '{% endblocktranslate %}',
+    '{% blocktranslate trimmed count n=zero with total=years %}\n  {{ n }} of {{ total }} catalog cloud offers'
+    ' fits this configuration, cheapest per hour first.\n{% plural %}\n  {{ n }} of {{ total }} catalog cloud'
+    ' offers fit this configuration, cheapest per hour first.\n{% endblocktranslate %}',
+    '{% blocktranslate count n=one %}{{ n }} and {{ missing }}{% plural %}{{ n }}, {{ years }}{% endblocktranslate %}',
+    # Values of every type a block renders: safe text, text, ints (large, negative), a float, a bool, None, a date.
+    '{% blocktranslate with a=safe b=markup c=big d=-3 e=half f=yes g=nothing h=date %}{{ a }} {{ b }} {{ c }} {{ d }}'
+    ' {{ e }} {{ f }} {{ g }} {{ h }}{% endblocktranslate %}',
+    '{% autoescape off %}{% blocktranslate with a=safe b=markup c=big e=half %}{{ a }} {{ b }} {{ c }} {{ e }}'
+    '{% endblocktranslate %}{% endautoescape %}',
+    '{% load l10n %}{% localize off %}{% blocktranslate with c=big e=half h=date %}{{ c }} {{ e }} {{ h }}{% endblocktranslate %}'
+    '{% endlocalize %}',
 ]
-VALUES = {"message": "Billing", "ctx": "longest context", "years": 7, "markup": "<b>&", "count": 3, "one": 1}
+VALUES = {"message": "Billing", "ctx": "longest context", "years": 7, "markup": "<b>&", "count": 3, "one": 1,
+          "zero": 0, "half": 1.5, "decimal": Decimal("2.50"), "safe": SafeString("1,5 <b>GiB</b>"), "big": 1234567,
+          "yes": True, "nothing": None, "date": dt.date(2026, 5, 3)}
 
 
 def _render(source: str, language: str, libraries: str) -> str:
@@ -61,6 +95,13 @@ def _render(source: str, language: str, libraries: str) -> str:
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("source", FORMS)
 def test_renders_what_djangos_tags_render(source, language):
+    assert _render(source, language, "i18n fast_i18n") == _render(source, language, "i18n")
+
+
+@override_settings(USE_THOUSAND_SEPARATOR=True)
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_ints_are_grouped_as_in_django_when_the_site_groups_thousands(language):
+    source = '{% blocktranslate with c=big n=count %}{{ c }} {{ n }}{% endblocktranslate %}'
     assert _render(source, language, "i18n fast_i18n") == _render(source, language, "i18n")
 
 
@@ -89,6 +130,23 @@ def test_every_site_template_that_translates_loads_the_fast_tags():
         if "admin" not in path.parts and "{% load" in text and "translate" in text and "fast_i18n" not in text:
             slow.append(str(path.relative_to(TEMPLATES)))
     assert slow == []
+
+
+def test_a_count_that_is_not_a_number_is_refused_as_in_django():
+    source = '{% blocktranslate count n=message %}{{ n }} offer{% plural %}{{ n }} offers{% endblocktranslate %}'
+    for libraries in ("i18n fast_i18n", "i18n"):
+        with pytest.raises(TemplateSyntaxError, match="'n' argument to 'blocktranslate' tag must be a number."):
+            _render(source, "en", libraries)
+
+
+def test_a_count_takes_the_short_path_unless_it_reads_the_blocks_own_values():
+    def node(source):
+        return engines["django"].from_string("{% load i18n fast_i18n %}" + source).template.nodelist[-1]
+
+    plural = "{{ n }} offer{% plural %}{{ n }} offers{% endblocktranslate %}"
+    assert not node("{% blocktranslate count n=x|add:y with z=1 %}" + plural).count_reads_own_values
+    assert node("{% blocktranslate count n=x|add:y with y=1 %}" + plural).count_reads_own_values
+    assert node("{% blocktranslate count n=y.z with y=1 %}" + plural).count_reads_own_values
 
 
 def test_context_pops_after_blocktranslate():

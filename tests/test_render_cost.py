@@ -149,3 +149,38 @@ def test_a_lower_bound_keeps_a_figure_safe_and_leaves_one_that_needs_escaping_to
         tiny = fmt.at_least(fmt.gib(1), True)
         assert tiny == "≥ <0.01 GiB" and not isinstance(tiny, SafeData)
         assert fmt.at_least(fmt.gib(3 * 2**30), False) == "3.00 GiB"
+
+
+# The cloud table's row before offer_texts, and with it: the same markup for every kind of offer, in both languages.
+_ROW_BY_FILTERS = (
+    "{{ offer.provider }}|{{ offer.instance|offer_instance }}|{{ offer.hourly_usd|usd }}|"
+    "{% if offer.billed_hours_per_day %}reserved{% endif %}|{{ offer.billing|billing_label }}|"
+    "{{ offer|verified_label }}|{% if offer.url %}{{ offer.url }}{% endif %}")
+_ROW_BY_TEXTS = (
+    "{% with offer=offer|offer_texts %}{{ offer.provider }}|{{ offer.instance }}|{{ offer.hourly }}|"
+    "{% if offer.reserved %}reserved{% endif %}|{{ offer.billing }}|{{ offer.verified }}|"
+    "{% if offer.url %}{{ offer.url }}{% endif %}{% endwith %}")
+_OFFERS = [
+    OFFER,
+    CloudOfferSpec(provider="A & B <Cloud>", instance="8x H100 on-demand, \"marketplace\"", accelerator_slug="h100",
+                   gpu_count=8, hourly_usd=1234.5, billing="reserved", verified="2026-03-01",
+                   verified_month_only=True, url="https://example.com/?a=1&b='2'"),
+    CloudOfferSpec(provider="Vast.ai", instance="8x A100", accelerator_slug="a100", gpu_count=8, hourly_usd=3.54,
+                   billing="", verified="2026-01-20", price_doubt="below every A100 spot rate", url=""),
+    CloudOfferSpec(provider="X", instance="Custom plan", accelerator_slug="a100", gpu_count=1, hourly_usd=0.004,
+                   billing="weekly", verified=""),
+]
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("offer", _OFFERS)
+def test_an_offers_texts_render_what_its_filters_render(offer, language):
+    from django.template import engines
+
+    def render(source):
+        template = engines["django"].from_string("{% load fmt labels %}" + source)
+        with translation.override(language):
+            return template.render({"offer": offer})
+
+    for _round in range(2):  # the second round reads the cache
+        assert render(_ROW_BY_TEXTS) == render(_ROW_BY_FILTERS)

@@ -72,14 +72,15 @@ _INSTANCE_TERM = re.compile("|".join(re.escape(term) for term, _label in INSTANC
 def offer_instance(instance: str) -> str:
     """A cloud offer's instance name with its qualifiers in the page's language (Verified Host → Verifizierter
     Host, as seed 000 writes them); the GPU and product names are kept."""
-    return _offer_instance(instance, get_language())
+    return offer_instance_text(instance, get_language())
 
 
 # The labels below are cached per (text, language), and escaped for HTML there (as safe text, which the template
 # writes as it is): a report page repeats the same ones (some 30 offers in the cloud table, a dozen verdicts in the
 # matrix) and each translation looks through every message catalog.
 @lru_cache(maxsize=512)
-def _offer_instance(instance: str, language: str) -> str:
+def offer_instance_text(instance: str, language: str) -> str:
+    """|offer_instance in a given language."""
     labels = {term: label for term, label in INSTANCE_TERMS}
     return escape(_INSTANCE_TERM.sub(lambda match: str(labels[match.group(0)]), instance))
 
@@ -186,7 +187,13 @@ def backend_class_label(name: str) -> str:
 
 @register.filter
 def billing_label(billing: str) -> str:
-    return _billing_label(billing, get_language()) if billing else "—"
+    return billing_label_text(billing, get_language())
+
+
+def billing_label_text(billing: str, language: str) -> str:
+    """|billing_label in a given language."""
+    return _billing_label(billing, language) if billing else "—"
+
 
 
 @lru_cache(maxsize=64)
