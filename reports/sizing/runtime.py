@@ -495,6 +495,21 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
                       weights_per_gpu_bytes=weights, device_memory_bytes=total)
 
 
+def vllm_start_bytes(spec: ModelSpec, scenario: Scenario, *, kv: KvBreakdown, hardware_memory_bytes: float,
+                     hardware_name: str, backend: str) -> tuple[float, float]:
+    """What a vLLM plan's fit reads of runtime_memory (the modelled version, CUDA graphs, not vllm-gaudi), without
+    the memory its KV pool is given: (RuntimeBreakdown.device_bytes_in_kv_budget, its capacity's request_bytes).
+    Of the accelerator only the scheduler's defaults (by its memory's class and name) and the backend are read."""
+    if not hardware_memory_bytes or hardware_memory_bytes <= 0:
+        raise SizingError("vLLM sizing needs the accelerator's memory (--hardware)")
+    max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, hardware_memory_bytes, hardware_name)
+    terms = _vllm_runtime_terms(spec, scenario.quant, max_num_seqs, mnbt, kv.tp, backend, VLLM_MODELLED_VERSION,
+                                False)
+    in_budget = sum(t.bytes for t in terms if t.location == "device" and t.in_kv_budget)  # as the breakdown sums
+    pool = vllm_kv_pool(kv, scenario.context, mnbt)
+    return in_budget, 0.0 if pool is None else pool.request_bytes
+
+
 @lru_cache(maxsize=4096)
 def _vllm_runtime_terms(spec: ModelSpec, quant: str, max_num_seqs: int, mnbt: int, tp: int, backend: str,
                         version: tuple[int, int], enforce_eager: bool) -> tuple[RuntimeTerm, ...]:
