@@ -188,3 +188,22 @@ def test_vllm_demand_of_a_kind_is_each_accelerators_own(seed_catalog_specs, scen
                     model.name, hardware.name)
                 compared += 1
     assert compared > 500
+
+
+def test_vllm_memory_share_refused_on_every_accelerator(seed_catalog_specs):
+    """vllm_memory_share_refused looks one threshold up per accelerator: a discrete GPU outside vllm-gaudi refuses
+    a share above vllm_largest_memory_share, unified memory (capped instead) and vllm-gaudi (a share of the memory
+    free after loading) refuse none, and llama.cpp has no share."""
+    from reports.sizing.estimate import vllm_largest_memory_share, vllm_memory_share_refused, vllm_platform
+
+    _, accelerators = seed_catalog_specs
+    kinds = set()
+    for hardware in accelerators:
+        capped = hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi"
+        kinds.add(capped)
+        for share in (0.5, 0.9, 0.95, 0.97, 0.98, 0.99, 1.0):
+            expected = not capped and share > vllm_largest_memory_share(hardware)
+            vllm = Scenario(engine="vllm", kv_dtype="auto", gpu_memory_utilization=share)
+            assert vllm_memory_share_refused(hardware, vllm) is expected, (hardware.name, share)
+            assert vllm_memory_share_refused(hardware, Scenario(gpu_memory_utilization=share)) is False
+    assert kinds == {True, False}

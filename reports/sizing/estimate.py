@@ -292,9 +292,15 @@ def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
 def vllm_memory_share_refused(hardware: HardwareSpec, scenario: Scenario) -> bool:
     """Whether vLLM would ask a discrete GPU for more than is free beside its device context (not under vllm-gaudi,
     which takes its share of the memory free after loading; unified memory is capped by vllm_memory_share)."""
-    return (scenario.engine == "vllm" and hardware.kind != "unified"
-            and vllm_platform(hardware) != "intel-gaudi"
-            and scenario.gpu_memory_utilization > vllm_largest_memory_share(hardware))
+    return scenario.engine == "vllm" and scenario.gpu_memory_utilization > _vllm_refused_above(hardware)
+
+
+@lru_cache(maxsize=1024)  # one lookup for each of the ~100 vLLM fits a page asks
+def _vllm_refused_above(hardware: HardwareSpec) -> float:
+    """The share above which vllm_memory_share_refused refuses on this accelerator (none: infinity)."""
+    if hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi":
+        return math.inf
+    return vllm_largest_memory_share(hardware)
 
 
 def check_vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> None:
@@ -471,9 +477,10 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
         except SizingError:
             return False
     usable = engine_usable_bytes(hardware, scenario)
-    if gpu_demand_floor_bytes(model, scenario) > usable:
+    at_memory = memory_scenario(scenario)
+    if _gpu_demand_floor_bytes(model, at_memory) > usable:  # gpu_demand_floor_bytes
         return False
-    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    demand = _largest_gpu_demand(model, at_memory, _demand_key(hardware, scenario.engine))
     if demand is None:
         return False
     if demand.fullest_bytes <= usable:
