@@ -715,6 +715,7 @@ def vllm_platform(hardware: HardwareSpec) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # ~90 a page: every vLLM fit and plan asks it
 def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
     """Whether vLLM has kernels for the weight format on this accelerator's platform (vllm_platform)."""
     platform = vllm_platform(hardware)
