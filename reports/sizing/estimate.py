@@ -471,22 +471,22 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
     same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
-    if (not engine_runs_on(scenario.engine, hardware)
-            or not format_runs_on(scenario.engine, scenario.quant, hardware, model)):
+    card = _fit_traits(hardware, scenario.engine)
+    if card is None or not format_runs_on(scenario.engine, scenario.quant, hardware, model):
         return False
-    if vllm_memory_share_refused(hardware, scenario):
+    if scenario.gpu_memory_utilization > card.share_refused_above:  # vllm_memory_share_refused
         return False  # the share is refused on this accelerator alone: the demand shared by its kind says nothing
-    if scenario.engine == "vllm" and vllm_platform(hardware) == "intel-gaudi":
+    if card.vllm_gaudi:
         # vllm-gaudi's usable memory depends on the weights (runtime._vllm_hpu_runtime): no shared shortcut.
         try:
             return plan_memory(model, hardware, scenario).fit.verdict != "exceeds"
         except SizingError:
             return False
-    usable = engine_usable_bytes(hardware, scenario)
+    usable = card.usable_bytes if card.usable_bytes is not None else engine_usable_bytes(hardware, scenario)
     at_memory = memory_scenario(scenario)
     if _gpu_demand_floor_bytes(model, at_memory) > usable:  # gpu_demand_floor_bytes
         return False
-    demand = _largest_gpu_demand(model, at_memory, _demand_key(hardware, scenario.engine))
+    demand = _largest_gpu_demand(model, at_memory, card.demand_key)
     if demand is None:
         return False
     if demand.fullest_bytes <= usable:
@@ -496,6 +496,27 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     # only its own plan says. Where no such split holds it, the plan moves layers to system RAM: "exceeds".
     return (demand.layer_split is not None and layer_split_holds(demand.layer_split, scenario.gpus, usable)
             and plan_memory(model, hardware, scenario).fit.verdict != "exceeds")
+
+
+@dataclass(frozen=True)
+class _FitTraits:
+    """What ``fits`` reads of an accelerator under an engine that runs there, one lookup for its ~90 calls a page."""
+
+    share_refused_above: float  # vLLM's --gpu-memory-utilization refused above this (_vllm_refused_above); llama.cpp: ∞
+    vllm_gaudi: bool  # vllm-gaudi sizes its memory by the weights: a plan of its own
+    usable_bytes: float | None  # engine_usable_bytes; None under vLLM, whose budget is the scenario's share
+    demand_key: _Traits
+
+
+@lru_cache(maxsize=1024)
+def _fit_traits(hardware: HardwareSpec, engine: str) -> _FitTraits | None:
+    """None when the engine does not run on the accelerator (engine_runs_on)."""
+    if not engine_runs_on(engine, hardware):
+        return None
+    if engine == "vllm":
+        return _FitTraits(_vllm_refused_above(hardware), vllm_platform(hardware) == "intel-gaudi", None,
+                          _demand_key(hardware, engine))
+    return _FitTraits(math.inf, False, usable_bytes(hardware), _demand_key(hardware, engine))
 
 
 def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float | None:
