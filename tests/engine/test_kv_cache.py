@@ -395,8 +395,8 @@ def test_vllm_counts_the_padded_slots_of_its_layer_groups():
 
 
 @pytest.mark.parametrize("changes", [
-    {}, {"quant": "Q8_0"}, {"quant": "BF16", "engine": "vllm", "kv_dtype": "auto"}, {"quant": "FP16", "engine": "vllm",
-                                                                                    "kv_dtype": "auto"},
+    {}, {"quant": "Q8_0"}, {"quant": "BF16", "engine": "vllm", "kv_dtype": "auto"},
+    {"quant": "FP16", "engine": "vllm", "kv_dtype": "auto"},
     {"gpus": 4}, {"offload_pct": 30.0}, {"depth": 4096, "prompt": 512}, {"gpu_memory_utilization": 0.8},
     {"max_num_seqs": 8}, {"max_num_batched_tokens": 4096, "engine": "vllm", "kv_dtype": "fp8"},
     {"system_ram_bandwidth_gbs": 90.0}, {"context": 131072, "batch": 4}, {"kv_dtype": "q8_0"},
