@@ -121,3 +121,89 @@ def test_llama_cpp_fits_without_a_plan(seed_catalog_specs):
     assert fits(model, by_slug["rtx-4090"], scenario) is True
     assert estimate._plan_memory.cache_info().currsize == 0
     assert plan_memory(model, by_slug["rtx-4060-ti-16gb"], scenario).fit.verdict == "exceeds"
+
+
+def test_vllm_fits_without_a_plan(seed_catalog_specs):
+    """Under vLLM ``fits`` adds up one rank's weights, one request's KV blocks and the runtime inside vLLM's budget
+    (runtime.vllm_start_bytes) instead of planning the first accelerator of a kind: none of them depends on the
+    memory, which sizes only the pool's number of blocks. Llama 3.3 70B at FP8 and 32K on 2 GPUs: an H100 80GB
+    holds it; an L40S 48GB does not (43.31 GiB a rank of 43.06 usable), though the floor alone (37.86) does not
+    reject it."""
+    from reports.sizing import estimate
+
+    _, accelerators = seed_catalog_specs
+    by_slug = {hardware.slug: hardware for hardware in accelerators}
+    model = CatalogSnapshot().model("llama-3-3-70b-instruct")
+    scenario = Scenario(quant="FP8", context=32768, gpus=2, engine="vllm", kv_dtype="auto")
+    estimate._largest_gpu_demand.cache_clear()
+    estimate._plan_memory.cache_clear()
+    small = by_slug["l40s-48gb"]
+    assert gpu_demand_floor_bytes(model, scenario) < estimate.engine_usable_bytes(small, scenario)
+    assert fits(model, small, scenario) is False
+    assert fits(model, by_slug["h100-80gb-sxm"], scenario) is True
+    assert estimate._plan_memory.cache_info().currsize == 0
+    assert plan_memory(model, small, scenario).fit.verdict == "exceeds"
+
+
+VLLM_SCENARIOS = (
+    Scenario(quant="BF16", context=32768, engine="vllm", kv_dtype="auto"),
+    Scenario(quant="FP8", context=131072, gpus=2, engine="vllm", kv_dtype="fp8", batch=8, max_num_seqs=16),
+    Scenario(quant="AWQ", context=8192, gpus=4, engine="vllm", kv_dtype="auto", offload_pct=30.0,
+             gpu_memory_utilization=0.95, max_num_batched_tokens=16384),
+    Scenario(quant="MXFP4", context=65536, engine="vllm", kv_dtype="auto", gpu_memory_utilization=0.8),
+)
+
+
+@pytest.mark.parametrize("scenario", VLLM_SCENARIOS, ids=lambda s: f"{s.quant}-{s.context}-{s.gpus}")
+def test_vllm_demand_of_a_kind_is_each_accelerators_own(seed_catalog_specs, scenario):
+    """The demand ``fits`` shares among accelerators with the same traits, computed on whichever was asked first
+    (catalog orders shuffled), equals each one's own plan's (vllm-gaudi aside: ``fits`` plans it), and ``fits``
+    answers as that plan's verdict does."""
+    import random
+
+    from reports.sizing import estimate
+    from reports.sizing.estimate import gpu_demand_bytes, vllm_platform
+
+    models, accelerators = seed_catalog_specs
+    compared = 0
+    for seed in range(3):
+        order = accelerators[:]
+        random.Random(seed).shuffle(order)
+        estimate._largest_gpu_demand.cache_clear()
+        for model in models[seed::3]:
+            try:
+                gpu_demand_floor_bytes(model, scenario)
+            except SizingError:
+                continue  # the format does not apply to the model (MXFP4 without experts): fits raises it
+            for hardware in order:
+                expected = _unpruned(model, hardware, scenario)
+                assert fits(model, hardware, scenario) is (expected is not None), (model.name, hardware.name)
+                if hardware.backend not in ENGINE_BACKENDS["vllm"] or vllm_platform(hardware) == "intel-gaudi":
+                    continue
+                try:
+                    plan = estimate._plan_memory.__wrapped__(model, hardware, scenario)
+                except SizingError:
+                    continue
+                assert gpu_demand_bytes(model, hardware, scenario) == max(plan.placement.demand_per_gpu), (
+                    model.name, hardware.name)
+                compared += 1
+    assert compared > 500
+
+
+def test_vllm_memory_share_refused_on_every_accelerator(seed_catalog_specs):
+    """vllm_memory_share_refused looks one threshold up per accelerator: a discrete GPU outside vllm-gaudi refuses
+    a share above vllm_largest_memory_share, unified memory (capped instead) and vllm-gaudi (a share of the memory
+    free after loading) refuse none, and llama.cpp has no share."""
+    from reports.sizing.estimate import vllm_largest_memory_share, vllm_memory_share_refused, vllm_platform
+
+    _, accelerators = seed_catalog_specs
+    kinds = set()
+    for hardware in accelerators:
+        capped = hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi"
+        kinds.add(capped)
+        for share in (0.5, 0.9, 0.95, 0.97, 0.98, 0.99, 1.0):
+            expected = not capped and share > vllm_largest_memory_share(hardware)
+            vllm = Scenario(engine="vllm", kv_dtype="auto", gpu_memory_utilization=share)
+            assert vllm_memory_share_refused(hardware, vllm) is expected, (hardware.name, share)
+            assert vllm_memory_share_refused(hardware, Scenario(gpu_memory_utilization=share)) is False
+    assert kinds == {True, False}

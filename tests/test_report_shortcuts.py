@@ -158,8 +158,8 @@ def test_matrix_reuses_the_pages_plans(db, monkeypatch, query):
     rows = page.matrix
     own_traits = estimate._demand_traits(page.hardware, page.estimate.scenario.engine)
     others = [hardware for hardware in planned if hardware != page.hardware]  # its own plans: the rows'
-    # The spy sees the rows' plans on this accelerator; fits plans no stand-in accelerator under llama.cpp since it
-    # places on unbounded memory (estimate._llama_cpp_parts), so `others` may be empty: none is of this one's kind.
+    # The spy sees the rows' plans on this accelerator; fits plans no stand-in accelerator any more (llama.cpp places
+    # on unbounded memory, vLLM adds up one rank's demand: estimate._largest_gpu_demand), so `others` may be empty.
     assert page.hardware in planned
     assert all(estimate._demand_traits(hardware, page.estimate.scenario.engine) != own_traits for hardware in others)
     e = page.estimate

@@ -66,7 +66,7 @@ from .quant import quant_format
 from .runtime import (
     DEVICE_CONTEXT_BYTES, VLLM_LARGE_GPU_DEFAULTS, VLLM_QUANTIZED_MOE_LOGGED_KV_GIB,
     VLLM_QUANTIZED_MOE_MODELLED_KV_GIB, VLLM_QUANTIZED_MOE_SOURCE, VLLM_SMALL_GPU_DEFAULTS, RuntimeBreakdown,
-    llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults,
+    llama_cpp_buffers, runtime_memory, vllm_scheduler_defaults, vllm_start_bytes,
 )
 from .specs import CloudOfferSpec, HardwareSpec, ModelSpec, Scenario, confirmed_offers, scenario_with
 from .throughput import (
@@ -114,7 +114,8 @@ MAX_GPUS = 1_024
 
 
 # Every field of a scenario.
-_SCENARIO_VALUES = attrgetter(*(f.name for f in fields(Scenario) if f.compare))
+_SCENARIO_FIELD_NAMES = tuple(f.name for f in fields(Scenario))
+_SCENARIO_VALUES = attrgetter(*_SCENARIO_FIELD_NAMES)
 
 
 def validate_scenario(scenario: Scenario) -> None:
@@ -122,18 +123,23 @@ def validate_scenario(scenario: Scenario) -> None:
 
     A page validates the same scenario for many of its links: a valid one is remembered, keyed on the scenario and
     the exact type of each field, since equal values of another type may be refused (8192.0 == 8192 is no whole
-    number of tokens, True == 1 no batch)."""
-    types = tuple(map(type, _SCENARIO_VALUES(scenario)))
+    number of tokens, True == 1 no batch). The key is the tuple of its values, which hashes and compares without the
+    Scenario's Python __hash__ and __eq__ (~70 validations a page)."""
+    values = _SCENARIO_VALUES(scenario)
     try:
-        hash(scenario)
+        hash(values)
     except TypeError:  # an unhashable value (no form or option makes one): checked uncached, refused by its option
-        _validate_scenario.__wrapped__(scenario, types)
+        _validate_scenario(scenario)
         return
-    _validate_scenario(scenario, types)  # a TypeError of the checks themselves is not taken for unhashability
+    _validate_values(values, tuple(map(type, values)))  # a TypeError of the checks is not taken for unhashability
 
 
 @lru_cache(maxsize=4096)  # lru_cache keeps no exception: a refused scenario is checked again, with its message
-def _validate_scenario(scenario: Scenario, types: tuple[type, ...]) -> None:
+def _validate_values(values: tuple, types: tuple[type, ...]) -> None:
+    _validate_scenario(Scenario(**dict(zip(_SCENARIO_FIELD_NAMES, values))))
+
+
+def _validate_scenario(scenario: Scenario) -> None:
     _require_int_range(scenario.context, "--context", 1, MAX_CONTEXT)
     _require_int_range(scenario.batch, "--batch", 1, MAX_BATCH)
     _require_int_range(scenario.gpus, "--gpus", 1, MAX_GPUS)
@@ -292,9 +298,15 @@ def vllm_largest_memory_share(hardware: HardwareSpec) -> float:
 def vllm_memory_share_refused(hardware: HardwareSpec, scenario: Scenario) -> bool:
     """Whether vLLM would ask a discrete GPU for more than is free beside its device context (not under vllm-gaudi,
     which takes its share of the memory free after loading; unified memory is capped by vllm_memory_share)."""
-    return (scenario.engine == "vllm" and hardware.kind != "unified"
-            and vllm_platform(hardware) != "intel-gaudi"
-            and scenario.gpu_memory_utilization > vllm_largest_memory_share(hardware))
+    return scenario.engine == "vllm" and scenario.gpu_memory_utilization > _vllm_refused_above(hardware)
+
+
+@lru_cache(maxsize=1024)  # one lookup for each of the ~100 vLLM fits a page asks
+def _vllm_refused_above(hardware: HardwareSpec) -> float:
+    """The share above which vllm_memory_share_refused refuses on this accelerator (none: infinity)."""
+    if hardware.kind == "unified" or vllm_platform(hardware) == "intel-gaudi":
+        return math.inf
+    return vllm_largest_memory_share(hardware)
 
 
 def check_vllm_memory_share(hardware: HardwareSpec, scenario: Scenario) -> None:
@@ -459,21 +471,22 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     the ones that are too small with one cached lookup; the others share the demand of every accelerator with the
     same ``_demand_traits`` (one plan per kind of accelerator, not per accelerator).
     """
-    if (not engine_runs_on(scenario.engine, hardware)
-            or not format_runs_on(scenario.engine, scenario.quant, hardware, model)):
+    card = _fit_traits(hardware, scenario.engine)
+    if card is None or not format_runs_on(scenario.engine, scenario.quant, hardware, model):
         return False
-    if vllm_memory_share_refused(hardware, scenario):
+    if scenario.gpu_memory_utilization > card.share_refused_above:  # vllm_memory_share_refused
         return False  # the share is refused on this accelerator alone: the demand shared by its kind says nothing
-    if scenario.engine == "vllm" and vllm_platform(hardware) == "intel-gaudi":
+    if card.vllm_gaudi:
         # vllm-gaudi's usable memory depends on the weights (runtime._vllm_hpu_runtime): no shared shortcut.
         try:
             return plan_memory(model, hardware, scenario).fit.verdict != "exceeds"
         except SizingError:
             return False
-    usable = engine_usable_bytes(hardware, scenario)
-    if gpu_demand_floor_bytes(model, scenario) > usable:
+    usable = card.usable_bytes if card.usable_bytes is not None else engine_usable_bytes(hardware, scenario)
+    at_memory = memory_scenario(scenario)
+    if _gpu_demand_floor_bytes(model, at_memory) > usable:  # gpu_demand_floor_bytes
         return False
-    demand = _largest_gpu_demand(model, memory_scenario(scenario), _demand_key(hardware, scenario.engine))
+    demand = _largest_gpu_demand(model, at_memory, card.demand_key)
     if demand is None:
         return False
     if demand.fullest_bytes <= usable:
@@ -483,6 +496,27 @@ def fits(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> bool:
     # only its own plan says. Where no such split holds it, the plan moves layers to system RAM: "exceeds".
     return (demand.layer_split is not None and layer_split_holds(demand.layer_split, scenario.gpus, usable)
             and plan_memory(model, hardware, scenario).fit.verdict != "exceeds")
+
+
+@dataclass(frozen=True)
+class _FitTraits:
+    """What ``fits`` reads of an accelerator under an engine that runs there, one lookup for its ~90 calls a page."""
+
+    share_refused_above: float  # vLLM's --gpu-memory-utilization refused above this (_vllm_refused_above); llama.cpp: ∞
+    vllm_gaudi: bool  # vllm-gaudi sizes its memory by the weights: a plan of its own
+    usable_bytes: float | None  # engine_usable_bytes; None under vLLM, whose budget is the scenario's share
+    demand_key: _Traits
+
+
+@lru_cache(maxsize=1024)
+def _fit_traits(hardware: HardwareSpec, engine: str) -> _FitTraits | None:
+    """None when the engine does not run on the accelerator (engine_runs_on)."""
+    if not engine_runs_on(engine, hardware):
+        return None
+    if engine == "vllm":
+        return _FitTraits(_vllm_refused_above(hardware), vllm_platform(hardware) == "intel-gaudi", None,
+                          _demand_key(hardware, engine))
+    return _FitTraits(math.inf, False, usable_bytes(hardware), _demand_key(hardware, engine))
 
 
 def gpu_demand_bytes(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float | None:
@@ -504,15 +538,17 @@ def _demand_traits(hardware: HardwareSpec, engine: str) -> tuple:
     on; the rest is the model and the scenario. llama.cpp: the backend (device context, runtime.py) and unified
     memory (the host-side pieces share the pool, fit.place_llama_cpp). vLLM also the scheduler defaults it picks by
     the GPU's memory and name (runtime.vllm_scheduler_defaults: activation peak and CUDA-graph pool), and whether it
-    runs DeepSeek-V4's attention (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES) and how its MoE kernel pads MXFP4
-    experts (parallelism.vllm_mxfp4_expert_padding). The usable memory is compared afterwards.
+    runs DeepSeek-V4's attention (VLLM_DSV4_UNSUPPORTED_CUDA_ARCHITECTURES), how its MoE kernel pads MXFP4
+    experts (parallelism.vllm_mxfp4_expert_padding) and whether vllm-gaudi runs it (a runtime of its own). The
+    usable memory is compared afterwards.
     tests/test_fitting_plan.py checks this against every plan of the grid."""
     unified = hardware.kind == "unified"
     if engine == "vllm":
         # The architecture only as far as vLLM refuses DeepSeek-V4 on it or pads MXFP4 experts for it (_plan_vllm).
         return (hardware.backend, unified, vllm_scheduler_defaults(reported_memory_bytes(hardware), hardware.name),
                 vllm_lacks_compressed_attention(hardware),
-                vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture))
+                vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture),
+                vllm_platform(hardware) == "intel-gaudi")
     return (hardware.backend, unified)
 
 
@@ -539,8 +575,11 @@ def _largest_gpu_demand(model: ModelSpec, scenario: Scenario, key: _Traits) -> _
     hardware = key.hardware
     try:
         if scenario.engine == "vllm":
-            plan = plan_memory(model, hardware, scenario)
-            return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
+            if vllm_platform(hardware) == "intel-gaudi":  # its runtime reads the weights and the memory
+                plan = plan_memory(model, hardware, scenario)
+                return _GpuDemand(max(plan.placement.demand_per_gpu, default=0.0), None)
+            # Like llama.cpp's below: what the fit weighs, without the plan of a stand-in accelerator.
+            return _GpuDemand(_vllm_gpu_demand(model, hardware, scenario), None)
         # llama.cpp: the GPUs' demand is the placement's before automatic offload, which place_llama_cpp makes on
         # unbounded memory without searching what to move (the search is most of a plan, and the accelerator a kind
         # is first asked on is often too small: the searches go up from the smallest); an explicit --offload-pct
@@ -703,6 +742,7 @@ def vllm_platform(hardware: HardwareSpec) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # ~90 a page: every vLLM fit and plan asks it
 def vllm_runs_format(quant: str, hardware: HardwareSpec) -> bool:
     """Whether vLLM has kernels for the weight format on this accelerator's platform (vllm_platform)."""
     platform = vllm_platform(hardware)
@@ -924,6 +964,12 @@ def vllm_refuses(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -
 
 
 def _check_vllm_startup(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> None:
+    _check_vllm_runs_model(model, hardware, scenario)
+    check_vllm_memory_share(hardware, scenario)
+
+
+def _check_vllm_runs_model(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> None:
+    """vLLM's refusals of the model on this kind of accelerator (_demand_traits), not of its memory share."""
     if model.compressed_attention is not None and vllm_lacks_compressed_attention(hardware):
         raise SizingError(f"--engine vllm: vLLM's DeepSeek-V4 attention backends need Hopper or Blackwell GPUs, not "
                           f"{hardware.name} ({hardware.architecture}); choose llama.cpp",
@@ -932,26 +978,12 @@ def _check_vllm_startup(model: ModelSpec, hardware: HardwareSpec, scenario: Scen
         # vllm-gguf-plugin maps no deepseek_v4 model type ("Unknown gguf model_type: deepseek_v4", its issue #114).
         raise SizingError(f"--quant {scenario.quant}: vLLM cannot load DeepSeek-V4 GGUF files; it serves the released "
                           "checkpoint (--quant FP8_FP4)", code="dsv4_vllm_no_gguf", params={"quant": scenario.quant})
-    check_vllm_memory_share(hardware, scenario)
 
 
 def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown) -> MemoryPlan:
     _check_vllm_startup(model, hardware, scenario)
     gpus = scenario.gpus
-    # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
-    # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
-    padding = (vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture)
-               if model.checkpoint_quant_method == "mxfp4" else None)
-    tp = tensor_parallel_weights(model, scenario.quant, gpus, total_bytes=weights.total_bytes, mxfp4_padding=padding)
-    kv = _kv_or_none(model, scenario, max_num_batched_tokens=vllm_max_num_batched_tokens(hardware, scenario))
-    if kv is None:
-        llama_cpp_runs = engine_runs_on("llama.cpp", hardware)
-        raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
-                          "vLLM's KV pool cannot be sized " + (
-                              "(use --engine llama.cpp)" if llama_cpp_runs else
-                              f"(and llama.cpp has no backend for {hardware.name}: no engine sizes it there)"),
-                          code="vllm_needs_shapes",
-                          params={"model": model.name, "hardware": hardware.name, "llama_cpp_runs": llama_cpp_runs})
+    tp, kv = _vllm_weights_and_kv(model, hardware, scenario, weights)
     unified = hardware.kind == "unified"
     offloaded_per_rank = 0.0 if unified or scenario.offload_pct is None else (
         scenario.offload_pct / 100 * tp.per_rank_bytes)
@@ -962,24 +994,14 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
                              weights_bytes_per_gpu=tp.per_rank_bytes - offloaded_per_rank, kv=kv,
                              hardware_memory_bytes=reported_memory_bytes(hardware), hardware_name=hardware.name,
                              backend=hardware.backend, hpu=vllm_platform(hardware) == "intel-gaudi")
-    # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
-    # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
-    # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
     # The fit weighs what vLLM sizes its pool from (RuntimeBreakdown.device_bytes_in_kv_budget) and the device
     # context outside it against its budget, gpu_memory_utilization × total, and that context (engine_usable_bytes),
     # so "it starts" here is "its pool holds one request" there; vllm-gaudi's budget is a share of the memory free
     # after loading, which the device context has already left.
     per_rank_runtime = runtime.device_bytes if runtime.unused_bytes else (
         runtime.device_bytes_in_kv_budget + DEVICE_CONTEXT_BYTES.get(hardware.backend, 0))
-    # The pool hands a request whole blocks (VllmKvCapacity.request_bytes): at least the sequence's KV, more where a
-    # hybrid model's padded layer groups take blocks for layers they do not have.
-    one_request = kv.per_rank_bytes / scenario.batch
-    if runtime.capacity is not None:
-        one_request = max(one_request, runtime.capacity.request_bytes)
-    placement = place_tensor_parallel(per_rank_weights=tp.per_rank_bytes,
-                                      per_rank_kv=one_request,
-                                      per_rank_runtime=per_rank_runtime, gpus=gpus, unified=unified,
-                                      offload_pct=scenario.offload_pct)
+    placement = _place_vllm(hardware, scenario, tp, kv, per_rank_runtime,
+                            None if runtime.capacity is None else runtime.capacity.request_bytes)
     runtime_bytes = runtime.device_bytes * gpus + runtime.host_bytes
     required = tp.all_ranks_bytes + kv.total_bytes + runtime_bytes
     usable = engine_usable_bytes(hardware, scenario)
@@ -989,6 +1011,60 @@ def _plan_vllm(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, wei
         usable = reported_memory_bytes(hardware) - runtime.unused_bytes - runtime.graph_reserve_bytes
     fit = assess_fit(placement, required_bytes=required, hardware=hardware, gpus=gpus, usable_per_gpu=usable)
     return MemoryPlan(weights, False, tp, None, kv, runtime, tp.all_ranks_bytes, runtime_bytes, fit)
+
+
+def _vllm_weights_and_kv(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, weights: WeightBreakdown
+                         ) -> tuple[TensorParallelWeights, KvBreakdown]:
+    """One rank's weights and the KV cache of a vLLM plan. Of the accelerator only its MoE kernel's MXFP4 padding
+    and the scheduler's token budget are read (_demand_traits)."""
+    # The padding is Mxfp4MoEMethod's (quant_method "mxfp4", gpt-oss); an MXFP4 checkpoint in another container
+    # (Kimi K3's compressed-tensors mxfp4-pack-quantized) loads through other MoE code, whose padding was not read.
+    padding = (vllm_mxfp4_expert_padding(hardware.backend, hardware.architecture)
+               if model.checkpoint_quant_method == "mxfp4" else None)
+    tp = tensor_parallel_weights(model, scenario.quant, scenario.gpus, total_bytes=weights.total_bytes,
+                                 mxfp4_padding=padding)
+    kv = _kv_or_none(model, scenario, max_num_batched_tokens=vllm_max_num_batched_tokens(hardware, scenario))
+    if kv is None:
+        llama_cpp_runs = engine_runs_on("llama.cpp", hardware)
+        raise SizingError(f"--engine vllm: {model.name} has no layer shapes and no sourced family member, so "
+                          "vLLM's KV pool cannot be sized " + (
+                              "(use --engine llama.cpp)" if llama_cpp_runs else
+                              f"(and llama.cpp has no backend for {hardware.name}: no engine sizes it there)"),
+                          code="vllm_needs_shapes",
+                          params={"model": model.name, "hardware": hardware.name, "llama_cpp_runs": llama_cpp_runs})
+    return tp, kv
+
+
+def _place_vllm(hardware: HardwareSpec, scenario: Scenario, tp: TensorParallelWeights, kv: KvBreakdown,
+                per_rank_runtime: float, request_bytes: float | None) -> Placement:
+    """Every rank holds its weights, one request's KV and its runtime (fit.place_tensor_parallel)."""
+    # vLLM starts when its pool holds one request at max_model_len (kv_cache_utils.check_enough_kv_cache_memory);
+    # sequences beyond what the pool holds wait in its queue (the vllm_kv_pool_below_batch note, and the aggregate
+    # decode runs at the pool's concurrency). So the fit judges one sequence's KV, not --batch of them.
+    # The pool hands a request whole blocks (VllmKvCapacity.request_bytes): at least the sequence's KV, more where a
+    # hybrid model's padded layer groups take blocks for layers they do not have.
+    one_request = kv.per_rank_bytes / scenario.batch
+    if request_bytes is not None:
+        one_request = max(one_request, request_bytes)
+    return place_tensor_parallel(per_rank_weights=tp.per_rank_bytes, per_rank_kv=one_request,
+                                 per_rank_runtime=per_rank_runtime, gpus=scenario.gpus,
+                                 unified=hardware.kind == "unified", offload_pct=scenario.offload_pct)
+
+
+def _vllm_gpu_demand(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario) -> float:
+    """One rank's demand in _plan_vllm's placement (every rank holds the same), without the plan: its weights, one
+    request's blocks and the runtime inside vLLM's budget plus the device context, none of which depends on the
+    accelerator's memory beyond _demand_traits (runtime.vllm_start_bytes; the budget sizes only the pool's number
+    of blocks). The memory share is refused per accelerator (``fits`` asks first), not here. Not for vllm-gaudi,
+    whose runtime reads the weights and the memory (runtime._vllm_hpu_runtime)."""
+    _check_vllm_runs_model(model, hardware, scenario)
+    tp, kv = _vllm_weights_and_kv(model, hardware, scenario, weight_bytes(model, scenario.quant, include_mtp=False))
+    in_budget, request_bytes = vllm_start_bytes(model, scenario, kv=kv,
+                                                hardware_memory_bytes=reported_memory_bytes(hardware),
+                                                hardware_name=hardware.name, backend=hardware.backend)
+    placement = _place_vllm(hardware, scenario, tp, kv, in_budget + DEVICE_CONTEXT_BYTES.get(hardware.backend, 0),
+                            request_bytes)
+    return max(placement.demand_per_gpu, default=0.0)
 
 
 # --------------------------------------------------------------------------------------------------------------

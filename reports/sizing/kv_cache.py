@@ -22,12 +22,13 @@ All byte counts are floats (exact: every dtype size here is a dyadic fraction); 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from operator import attrgetter
 
 from .errors import SizingError
 from .explain import grouped, sequences, times_gpus
-from .specs import AttentionShape, ModelSpec, Scenario, scenario_with
+from .specs import AttentionShape, ModelSpec, Scenario
 
 GIB = 2**30
 # Bytes of one recurrent-state element by vLLM's mamba_ssm_cache_dtype (ModelSpec.vllm_ssm_state_dtype).
@@ -177,6 +178,10 @@ class KvBreakdown:
 _NOT_READ_BY_KV_CACHE = {"offload_pct": None, "depth": 0, "prompt": 4096,
                          "gpu_memory_utilization": 0.9, "max_num_seqs": None, "system_ram_bandwidth_gbs": None}
 _KV_NEUTRAL_QUANT = "Q4_K_M"
+# The other fields, which it reads: the memo is keyed on their values in a plain tuple, which hashes and compares
+# without a Python call (a normalized Scenario copy cost the copy, its __hash__ and its __eq__; ~80 lookups a page).
+_READ_BY_KV_CACHE = tuple(f.name for f in fields(Scenario) if f.name not in _NOT_READ_BY_KV_CACHE and f.name != "quant")
+_fields_read_by_kv_cache = attrgetter(*_READ_BY_KV_CACHE)
 
 
 def kv_cache(
@@ -191,11 +196,16 @@ def kv_cache(
     Memoized on the fields it reads (the result is immutable); see ``_kv_cache``.
     """
     quant = scenario.quant if scenario.engine == "vllm" and scenario.quant in VLLM_DTYPE_FORMATS else _KV_NEUTRAL_QUANT
-    return _kv_cache(spec, scenario_with(scenario, quant=quant, **_NOT_READ_BY_KV_CACHE), tp=tp,
-                     max_num_batched_tokens=max_num_batched_tokens)
+    return _memoized_kv_cache(spec, quant, _fields_read_by_kv_cache(scenario), tp, max_num_batched_tokens)
 
 
 @lru_cache(maxsize=4096)
+def _memoized_kv_cache(spec: ModelSpec, quant: str, fields_read: tuple, tp: int | None,
+                       max_num_batched_tokens: int | None) -> KvBreakdown:
+    scenario = Scenario(quant=quant, **dict(zip(_READ_BY_KV_CACHE, fields_read)), **_NOT_READ_BY_KV_CACHE)
+    return _kv_cache(spec, scenario, tp=tp, max_num_batched_tokens=max_num_batched_tokens)
+
+
 def _kv_cache(
     spec: ModelSpec,
     scenario: Scenario,

@@ -328,6 +328,12 @@ def tensor_parallel_weights(
     vLLM allocates MXFP4 routed experts with, added on top. Raises SizingError (naming --gpus) when TP cannot split
     the model.
     """
+    return _tensor_parallel_weights(spec, quant, tp, total_bytes, include_mtp, mxfp4_padding)
+
+
+@lru_cache(maxsize=4096)  # a vLLM configuration's split: its plan, the demand ``fits`` shares, the matrix's formats
+def _tensor_parallel_weights(spec: ModelSpec, quant: str, tp: int, total_bytes: float, include_mtp: bool,
+                             mxfp4_padding: Mxfp4ExpertPadding | None) -> TensorParallelWeights:
     check_tensor_parallel(spec, tp, quant)
     if not spec.has_shapes:
         # Stated parameters only: no tensor list, so assume every byte is split (an "estimated" lower bound).

@@ -24,7 +24,7 @@ reproduce logs of versions that kept graphs outside the budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from math import ceil
 
@@ -482,16 +482,48 @@ def _vllm_scheduler(scenario: Scenario, kv: KvBreakdown, total: float, hardware_
 def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBreakdown, total: float,
                   hardware_name: str, backend: str, version: tuple[int, int], enforce_eager: bool) -> RuntimeBreakdown:
     max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, total, hardware_name)
-    tp = kv.tp
     requested = scenario.gpu_memory_utilization * total  # mem_utils.request_memory
+    runtime_terms = _vllm_runtime_terms(spec, scenario.quant, max_num_seqs, mnbt, kv.tp, backend, version,
+                                        enforce_eager)
+    # What vLLM takes out of its budget before the pool: the weights and the terms inside it, summed in this order
+    # (sum() compensates rounding, so a running total would differ in the last bit).
+    available = requested - sum([weights] + [t.bytes for t in runtime_terms if t.in_kv_budget])
+    capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt,
+                                vllm_version=version)
+    return _breakdown("vllm", list(runtime_terms), vllm_version=version, max_num_seqs=max_num_seqs,
+                      max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity,
+                      weights_per_gpu_bytes=weights, device_memory_bytes=total)
+
+
+def vllm_start_bytes(spec: ModelSpec, scenario: Scenario, *, kv: KvBreakdown, hardware_memory_bytes: float,
+                     hardware_name: str, backend: str) -> tuple[float, float]:
+    """What a vLLM plan's fit reads of runtime_memory (the modelled version, CUDA graphs, not vllm-gaudi), without
+    the memory its KV pool is given: (RuntimeBreakdown.device_bytes_in_kv_budget, its capacity's request_bytes).
+    Of the accelerator only the scheduler's defaults (by its memory's class and name) and the backend are read."""
+    if not hardware_memory_bytes or hardware_memory_bytes <= 0:
+        raise SizingError("vLLM sizing needs the accelerator's memory (--hardware)")
+    max_num_seqs, mnbt = _vllm_scheduler(scenario, kv, hardware_memory_bytes, hardware_name)
+    terms = _vllm_runtime_terms(spec, scenario.quant, max_num_seqs, mnbt, kv.tp, backend, VLLM_MODELLED_VERSION,
+                                False)
+    in_budget = sum(t.bytes for t in terms if t.location == "device" and t.in_kv_budget)  # as the breakdown sums
+    pool = vllm_kv_pool(kv, scenario.context, mnbt)
+    return in_budget, 0.0 if pool is None else pool.request_bytes
+
+
+@lru_cache(maxsize=4096)
+def _vllm_runtime_terms(spec: ModelSpec, quant: str, max_num_seqs: int, mnbt: int, tp: int, backend: str,
+                        version: tuple[int, int], enforce_eager: bool) -> tuple[RuntimeTerm, ...]:
+    """vLLM's device terms besides the weights (activation peak, non-torch memory, CUDA graphs, device context):
+    none reads the accelerator's memory, the weights, the context or the KV cache, so one configuration's terms
+    serve every accelerator, weight size and context (a report plans ~25 vLLM configurations: the matrix's formats,
+    the searches over accelerators). tests/engine/test_runtime.py checks them against a fresh computation."""
     activation = vllm_activation_peak(spec, max_num_seqs=max_num_seqs, max_num_batched_tokens=mnbt, tp=tp,
-                                      version=version, quant=scenario.quant)
+                                      version=version, quant=quant)
     non_torch = VLLM_NON_TORCH_TP1 if tp == 1 else VLLM_NON_TORCH_TP
     graphs_in_budget = version >= VLLM_GRAPHS_IN_BUDGET_SINCE
     graphs = 0.0 if enforce_eager else vllm_cuda_graph_bytes(spec, max_num_seqs)
     context_bytes = DEVICE_CONTEXT_BYTES.get(backend, 0)
-    terms = [
-        RuntimeTerm("weights", weights, "device", f"{weights / GIB:.2f} GiB per GPU (weights.py)"),
+    return (
         activation,
         RuntimeTerm("non-torch memory", non_torch, "device",
                     f"{non_torch / GIB:.2f} GiB: {VLLM_NON_TORCH_LIBRARIES.get(backend, 'BLAS and collectives')}"
@@ -507,15 +539,7 @@ def _vllm_runtime(spec: ModelSpec, scenario: Scenario, weights: float, kv: KvBre
                     f"{backend} context {context_bytes / MIB:.0f} MiB (assumed), before vLLM's memory snapshot"
                     if context_bytes else f"{backend}: no separate device context modelled",
                     in_kv_budget=False),
-    ]
-    in_budget = sum(t.bytes for t in terms if t.in_kv_budget)
-    available = requested - in_budget
-    capacity = vllm_kv_capacity(kv, available, max_model_len=scenario.context, max_num_batched_tokens=mnbt,
-                                vllm_version=version)
-    runtime_terms = [t for t in terms if t.name != "weights"]
-    return _breakdown("vllm", runtime_terms, vllm_version=version, max_num_seqs=max_num_seqs,
-                      max_num_batched_tokens=mnbt, preallocated_bytes=requested, capacity=capacity,
-                      weights_per_gpu_bytes=weights, device_memory_bytes=total)
+    )
 
 
 # vllm-gaudi (vllm_gaudi/v1/worker/hpu_worker.py determine_available_memory, 2026-08, and docs/features/warmup.md):
@@ -577,10 +601,19 @@ def vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, *, max_model_len: 
                      vllm_version: tuple[int, int] = VLLM_MODELLED_VERSION) -> VllmKvCapacity:
     """Blocks, reported tokens and max concurrency for ``available_bytes`` of KV budget on one rank; the token figure
     is what ``vllm_version`` prints (vllm_printed_kv_tokens)."""
-    capacity = _vllm_kv_capacity(kv, available_bytes, max_model_len, max_num_batched_tokens)
-    block_tokens = capacity.kv_tokens  # the capacity functions count the old figure
-    return replace(capacity, block_tokens=block_tokens, kv_tokens=_printed_kv_tokens(
-        capacity.num_blocks, capacity.blocks_per_request, block_tokens, max_model_len, vllm_version))
+    pool = vllm_kv_pool(kv, max_model_len, max_num_batched_tokens)
+    if pool is None:  # nothing to cache: no blocks, and any number of requests
+        return VllmKvCapacity(available_bytes, 0.0, 0, 0, 0, 0, 0, float("inf"), 0.0, 0)
+    blocks = max(0.0, available_bytes)
+    for divisor in pool.blocks_divisors:
+        blocks //= divisor
+    num_blocks = int(blocks) if pool.blocks_divisors else 0
+    block_tokens = num_blocks // pool.num_groups * pool.tokens_per_block
+    return VllmKvCapacity(available_bytes, pool.page_bytes, pool.group_size, pool.num_groups, num_blocks,
+                          pool.blocks_per_request,
+                          _printed_kv_tokens(num_blocks, pool.blocks_per_request, block_tokens, max_model_len,
+                                             vllm_version),
+                          num_blocks / pool.blocks_per_request, pool.block_bytes, block_tokens)
 
 
 def vllm_printed_kv_tokens(capacity: VllmKvCapacity, max_model_len: int, version: tuple[int, int]) -> int:
@@ -599,27 +632,46 @@ def _printed_kv_tokens(num_blocks: int, blocks_per_request: int, block_tokens: i
     return int(max_concurrency * max_model_len)
 
 
-def _vllm_kv_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int,
-                      max_num_batched_tokens: int) -> VllmKvCapacity:
+@dataclass(frozen=True)
+class VllmKvPool:
+    """vLLM's KV pool for one cache, max_model_len and token budget before any memory is given to it: what a block
+    costs and holds and what one request takes. Only the number of blocks depends on the memory (vllm_kv_capacity),
+    so a configuration's pool serves every accelerator and weight size."""
+
+    page_bytes: float
+    group_size: int
+    num_groups: int
+    blocks_per_request: int
+    block_bytes: float
+    tokens_per_block: int  # the smallest block size: num_blocks // groups × this is what vLLM printed before v0.21
+    # The available bytes floor-divided by each in turn (vLLM's order) give the number of blocks; none: no blocks.
+    blocks_divisors: tuple[float, ...]
+
+    @property
+    def request_bytes(self) -> float:
+        """VllmKvCapacity.request_bytes, which does not depend on the memory."""
+        return self.blocks_per_request * self.block_bytes
+
+
+@lru_cache(maxsize=4096)
+def vllm_kv_pool(kv: KvBreakdown, max_model_len: int, max_num_batched_tokens: int) -> VllmKvPool | None:
+    """The pool of ``kv`` (kv_cache_utils.get_kv_cache_configs); None when no layer caches anything."""
     if kv.term("dsv4_window_state") is not None:
-        return _dsv4_capacity(kv, available_bytes, max_model_len)
+        return _dsv4_pool(kv, max_model_len)
     kinds = _vllm_layer_kinds(kv)
     if not kinds:
-        return VllmKvCapacity(available_bytes, 0.0, 0, 0, 0, 0, 0, float("inf"))
-    available = max(0.0, available_bytes)
+        return None
     attention = [k for k in kinds if not k.state_page_bytes]
     if all(k.window is None for k in attention) and len(attention) == len(kinds):
         # All layers need the same token slots (is_kv_cache_spec_uniform / UniformTypeKVCacheSpecs): one group,
         # each layer its own tensor: num_blocks = available // Σ page sizes.
         page_all = sum(k.page_bytes_per_token * k.layers for k in kinds) * VLLM_BLOCK_SIZE
-        num_blocks = int(available // page_all)
         per_request = vllm_blocks_per_request(None, max_model_len, max_num_batched_tokens)
-        return VllmKvCapacity(available_bytes, page_all, 1, 1, num_blocks, per_request,
-                              num_blocks * VLLM_BLOCK_SIZE, num_blocks / per_request, page_all)
-    return _hybrid_capacity(kinds, available, available_bytes, max_model_len, max_num_batched_tokens)
+        return VllmKvPool(page_all, 1, 1, per_request, page_all, VLLM_BLOCK_SIZE, (page_all,))
+    return _hybrid_pool(kinds, max_model_len, max_num_batched_tokens)
 
 
-def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) -> VllmKvCapacity:
+def _dsv4_pool(kv: KvBreakdown, max_model_len: int) -> VllmKvPool:
     """DeepSeek-V4 (kv_cache._vllm_dsv4_terms): one pool of equal blocks, each the compressed KV and indexer keys
     of every layer for 256 tokens; a request holds cdiv(len, 256) of them plus its windows' and states' blocks."""
     growing = [t for t in kv.terms if not t.per_sequence]
@@ -627,14 +679,12 @@ def _dsv4_capacity(kv: KvBreakdown, available_bytes: float, max_model_len: int) 
     pool_block = sum(t.bytes_per_token_per_layer * stage_layers(t.layers, kv.pp) for t in growing) * block_tokens
     fixed = kv.term("dsv4_window_state")
     fixed_blocks = fixed.inputs["pool_blocks"] if fixed is not None else 0
-    num_blocks = int(max(0.0, available_bytes) // pool_block) if pool_block else 0
     per_request = -(-max_model_len // block_tokens) + fixed_blocks
-    return VllmKvCapacity(available_bytes, pool_block, len(growing), 1, num_blocks, per_request,
-                          num_blocks * block_tokens, num_blocks / per_request, pool_block)
+    return VllmKvPool(pool_block, len(growing), 1, per_request, pool_block, block_tokens,
+                      (pool_block,) if pool_block else ())
 
 
-def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes: float, max_model_len: int,
-                     mnbt: int) -> VllmKvCapacity:
+def _hybrid_pool(kinds: list[_LayerKind], max_model_len: int, mnbt: int) -> VllmKvPool:
     """Hybrid models: one page size for all layers, layers split into equal-size groups
     (unify_kv_cache_spec_page_size, _get_kv_cache_groups_uniform_page_size, get_kv_cache_config_from_groups)."""
     block_sizes = {k.kind: VLLM_BLOCK_SIZE for k in kinds}
@@ -655,12 +705,11 @@ def _hybrid_capacity(kinds: list[_LayerKind], available: float, available_bytes:
     counts = [k.layers for k in kinds]
     group_size = vllm_group_size(counts)
     num_groups = sum(-(-count // group_size) for count in counts)
-    num_blocks = int(available // page // group_size)
     per_request = sum(
         -(-k.layers // group_size) * _pages_per_request(k, block_sizes[k.kind], max_model_len, mnbt) for k in kinds)
-    tokens = num_blocks // num_groups * min(block_sizes.values())
-    return VllmKvCapacity(available_bytes, page, group_size, num_groups, num_blocks, per_request, tokens,
-                          num_blocks / per_request, page * group_size)
+    # num_blocks = available // page // group_size
+    return VllmKvPool(page, group_size, num_groups, per_request, page * group_size, min(block_sizes.values()),
+                      (page, group_size))
 
 
 def _pages_per_request(kind: _LayerKind, block_size: int, max_model_len: int, mnbt: int) -> int:

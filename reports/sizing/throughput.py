@@ -550,13 +550,9 @@ def decode_speed(
     moe_layers: how many of `num_layers` are MoE layers (their fixed launch cost is larger).
     calibration: override the fitted constants of the hardware's backend class (what-if, tests).
     """
-    _check_positive("bandwidth_gbs", hardware.bandwidth_gbs)
-    _check_positive("gpus", gpus)
-    if min(weight_bytes_gpu, weight_bytes_ram, kv_bytes_read, kv_bytes_read_ram) < 0:
-        raise SizingError("decode bytes must not be negative")
+    ram_gbs = _checked_decode_inputs(hardware, gpus, ram_bandwidth_gbs, weight_bytes_gpu, weight_bytes_ram,
+                                     kv_bytes_read, kv_bytes_read_ram)
     calibration = calibration or calibration_for(hardware)
-    ram_gbs = ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
-    _check_positive("system_ram_bandwidth_gbs", ram_gbs)
 
     gpu_bytes = weight_bytes_gpu + kv_bytes_read
     ram_bytes = weight_bytes_ram + kv_bytes_read_ram
@@ -568,9 +564,7 @@ def decode_speed(
     effective_bandwidth = hardware.bandwidth_gbs * GB * calibration.bandwidth_efficiency * parallel_gpus
     gpu_memory_s = gpu_bytes / effective_bandwidth
     ram_memory_s = ram_bytes / (ram_gbs * GB)
-    overhead_s = calibration.layer_overhead_s * (
-        num_layers - moe_layers + calibration.moe_layer_overhead_factor * moe_layers
-    )
+    overhead_s = _layer_overhead_s(calibration, num_layers, moe_layers)
     allreduce = None
     if parallelism == "tensor":
         allreduce = allreduce_time(
@@ -596,6 +590,25 @@ def decode_speed(
         num_layers=num_layers,
         moe_layers=moe_layers,
         allreduce=allreduce,
+    )
+
+
+def _checked_decode_inputs(hardware: HardwareSpec, gpus: int, ram_bandwidth_gbs: float | None,
+                           *byte_counts: float) -> float:
+    """decode_speed's checks of its inputs (SizingError naming the bad one); the system RAM's bandwidth."""
+    _check_positive("bandwidth_gbs", hardware.bandwidth_gbs)
+    _check_positive("gpus", gpus)
+    if min(byte_counts) < 0:
+        raise SizingError("decode bytes must not be negative")
+    ram_gbs = ram_bandwidth_gbs or DEFAULT_RAM_BANDWIDTH_GBS
+    _check_positive("system_ram_bandwidth_gbs", ram_gbs)
+    return ram_gbs
+
+
+def _layer_overhead_s(calibration: BackendCalibration, num_layers: int, moe_layers: int) -> float:
+    """A decode step's fixed per-layer cost (kernel launches), MoE layers at their larger factor."""
+    return calibration.layer_overhead_s * (
+        num_layers - moe_layers + calibration.moe_layer_overhead_factor * moe_layers
     )
 
 
@@ -858,12 +871,10 @@ def aggregate_decode(
     peak_tflops: the tensor peak the GEMMs run at; tensor_peak_tflops() (llama.cpp's kernels) when None.
     """
     _check_positive("batch", batch)
-    single = decode_speed(
-        weight_bytes_gpu=weight_bytes_gpu, weight_bytes_ram=weight_bytes_ram, kv_bytes_read=kv_bytes_read_per_stream,
-        hardware=hardware, num_layers=num_layers, gpus=gpus, parallelism=parallelism,
-        tp_allreduce_bytes_per_token=tp_allreduce_bytes_per_token, ram_bandwidth_gbs=ram_bandwidth_gbs,
-        moe_layers=moe_layers, calibration=calibration,
-    )
+    # One stream's checks, fixed per-layer cost and RAM bandwidth (decode_speed's, which this took from a whole
+    # single-stream decode: its times and all-reduce were not read).
+    ram_gbs = _checked_decode_inputs(hardware, gpus, ram_bandwidth_gbs, weight_bytes_gpu, weight_bytes_ram,
+                                     kv_bytes_read_per_stream)
     calibration = calibration or calibration_for(hardware)
     growth = 1.0  # how much more weight one step reads than one token does
     if routed_expert_bytes_total and num_experts:
@@ -881,7 +892,7 @@ def aggregate_decode(
         weight_gpu_bytes, ram_bytes = weight_gpu_bytes + ram_bytes, 0.0
     kv_bytes = kv_bytes_read_per_stream * batch
     memory_s = (weight_gpu_bytes + kv_bytes) / bandwidth
-    fixed_s = single.overhead_s + ram_bytes / (single.ram_bandwidth_gbs * GB)
+    fixed_s = _layer_overhead_s(calibration, num_layers, moe_layers) + ram_bytes / (ram_gbs * GB)
     if parallelism == "tensor":
         fixed_s += allreduce_time(
             gpus=gpus, payload_bytes=tp_allreduce_bytes_per_token * batch, num_layers=num_layers, hardware=hardware

@@ -392,3 +392,31 @@ def test_vllm_counts_the_padded_slots_of_its_layer_groups():
     # llama.cpp keeps no groups; a uniform vLLM model has one group of every layer.
     assert kv_cache(GEMMA_3_27B, Scenario(context=8192)).term("group_padding") is None
     assert kv_cache(LLAMA_3_1_8B, vllm(context=8192)).term("group_padding") is None
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"quant": "Q8_0"}, {"quant": "BF16", "engine": "vllm", "kv_dtype": "auto"},
+    {"quant": "FP16", "engine": "vllm", "kv_dtype": "auto"},
+    {"gpus": 4}, {"offload_pct": 30.0}, {"depth": 4096, "prompt": 512}, {"gpu_memory_utilization": 0.8},
+    {"max_num_seqs": 8}, {"max_num_batched_tokens": 4096, "engine": "vllm", "kv_dtype": "fp8"},
+    {"system_ram_bandwidth_gbs": 90.0}, {"context": 131072, "batch": 4}, {"kv_dtype": "q8_0"},
+    {"flash_attention": False}, {"n_ubatch": 2048}, {"swa_full": True},
+])
+def test_kv_cache_is_memoized_on_the_fields_it_reads(changes):
+    """kv_cache keeps one breakdown per model and the values of the fields it reads: looked up after every other
+    case was cached, it equals the breakdown computed from the whole scenario (the unmemoized _kv_cache), on a
+    sliding-window model, a MoE, a hybrid delta-net model and DeepSeek-V4, with and without the vLLM arguments."""
+    from bench import seed_catalog
+    from bench.model_specs import GEMMA_3_27B, QWEN3_30B_A3B
+    from reports.sizing.kv_cache import _kv_cache
+    from reports.sizing.specs import scenario_with
+
+    specs = (GEMMA_3_27B, QWEN3_30B_A3B, seed_catalog.model("qwen3-5-27b"), seed_catalog.model("deepseek-v4-flash"))
+    cases = [(spec, scenario_with(Scenario(context=32768), **changes), extra)
+             for spec in specs for extra in ({}, {"tp": 2, "max_num_batched_tokens": 2048})]
+    for spec, scenario, extra in cases:
+        kv_cache(spec, scenario, **extra)
+    for spec, scenario, extra in reversed(cases):
+        memoized = kv_cache(spec, scenario, **extra)
+        assert memoized == _kv_cache(spec, scenario, **extra), (spec.name, extra)
+        assert [t.inputs for t in memoized.terms] == [t.inputs for t in _kv_cache(spec, scenario, **extra).terms]

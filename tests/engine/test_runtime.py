@@ -365,3 +365,44 @@ def test_llama_cpp_runtime_is_memoized_on_the_fields_it_reads(changes):
             memoized = runtime_memory(spec, scenario, weights_bytes_per_gpu=1e9, kv=kv, hardware_memory_bytes=None,
                                       backend=backend)
             assert memoized == _llama_cpp_runtime.__wrapped__(spec, scenario, backend), (spec.name, backend)
+
+
+@pytest.mark.parametrize("changes", [
+    {}, {"quant": "FP8"}, {"quant": "BF16", "gpus": 4}, {"offload_pct": 30.0}, {"depth": 4096, "prompt": 512},
+    {"gpu_memory_utilization": 0.8}, {"max_num_seqs": 8}, {"max_num_batched_tokens": 4096},
+    {"system_ram_bandwidth_gbs": 90.0}, {"context": 131072, "batch": 4}, {"kv_dtype": "fp8"},
+])
+def test_vllm_runtime_terms_and_pool_are_memoized_on_what_they_read(changes):
+    """runtime_memory keeps vLLM's terms besides the weights per configuration (model, format, scheduler, TP,
+    backend, version) and the KV pool's shape per cache, context and token budget: with every other scenario's,
+    accelerator's and weight size's results cached first, each result equals the one computed with empty caches,
+    on a dense model, a sliding-window model, a MoE, a hybrid delta-net model and DeepSeek-V4."""
+    from bench import seed_catalog
+    from bench.model_specs import GEMMA_3_27B, QWEN3_30B_A3B
+    from reports.sizing.runtime import _vllm_runtime_terms, vllm_kv_pool
+    from reports.sizing.specs import scenario_with
+
+    specs = (LLAMA_8B, GEMMA_3_27B, QWEN3_30B_A3B, seed_catalog.model("qwen3-5-27b"),
+             seed_catalog.model("deepseek-v4-flash"))
+    memories = ((H100, "H100-80GB", "cuda", (0, 19)), (23.58 * GIB, "RTX 3090", "cuda", (0, 21)),
+                (190 * GIB, "MI300X", "rocm", (0, 33)), (79.2 * GIB, "A100 80GB", "other", (0, 21)))
+
+    def runtime(spec, memory, name, backend, version, weights):
+        scenario = scenario_with(Scenario(engine="vllm", kv_dtype="auto", quant="BF16", context=32768), **changes)
+        mnbt = scenario.max_num_batched_tokens or vllm_scheduler_defaults(memory, name)[1]
+        return runtime_memory(spec, scenario, weights_bytes_per_gpu=weights,
+                              kv=kv_cache(spec, scenario, max_num_batched_tokens=mnbt), hardware_memory_bytes=memory,
+                              hardware_name=name, backend=backend, vllm_version=version)
+
+    cases = [(spec, *memory, weights) for spec in specs for memory in memories for weights in (1e9, 60 * GIB)]
+    for case in cases:
+        runtime(*case)
+    warm = [runtime(*case) for case in reversed(cases)]  # each looked up after all the others were cached
+    fresh = []
+    for case in reversed(cases):
+        _vllm_runtime_terms.cache_clear()
+        vllm_kv_pool.cache_clear()
+        fresh.append(runtime(*case))
+    assert warm == fresh
+    assert [(t.explanation, t.inputs) for r in warm for t in r.terms] == [
+        (t.explanation, t.inputs) for r in fresh for t in r.terms]

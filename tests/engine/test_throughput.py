@@ -530,3 +530,22 @@ def test_a_mesh_group_uses_only_the_links_between_its_members(gpus, link_gbs):
                                          hardware=replace(MESH, interconnect_mesh_peers=None))
     assert switched.link_gbs == 448.0  # NVSwitch: every peer at the full rate
     assert MESH.mesh_link_gbs == 128.0
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"weight_bytes_gpu": -1.0}, "decode bytes must not be negative"),
+    ({"kv_bytes_read_per_stream": -1.0}, "decode bytes must not be negative"),
+    ({"gpus": 0}, "gpus must be positive"),
+    ({"ram_bandwidth_gbs": -5.0}, "system_ram_bandwidth_gbs must be positive"),
+])
+def test_aggregate_decode_checks_its_inputs_as_one_stream_does(bad, message):
+    """aggregate_decode no longer computes a whole single-stream decode for its per-layer cost and RAM bandwidth,
+    but refuses what decode_speed refuses, with its message."""
+    arguments = {**dict(batch=4, weight_bytes_gpu=8e9, flops_per_token=14e9, hardware=GPU, num_layers=32,
+                        kv_bytes_read_per_stream=1e8), **bad}
+    with pytest.raises(SizingError, match=message):
+        aggregate_decode(**arguments)
+    single = {"kv_bytes_read": arguments.pop("kv_bytes_read_per_stream"), **arguments}
+    del single["batch"], single["flops_per_token"]
+    with pytest.raises(SizingError, match=message):
+        decode_speed(**single)
