@@ -7,7 +7,6 @@ The engine is pure Python: it never imports Django. ``catalog`` turns ORM rows i
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Literal
@@ -143,22 +142,29 @@ class MoeShape:
         return self.latent_size or hidden_size
 
 
-_SPEC_HASHES: dict[int, int] = {}  # id(spec) → hash, see ModelSpec.__hash__
+class _RemembersItsHash:
+    """Base of an immutable spec whose hash is computed once (ModelSpec.__hash__ says why). The hash is kept in a
+    slot, outside the instance's __dict__ (which stays the fields, for ModelSpec(**spec.__dict__)), and left out of
+    its pickled and copied state: a string's hash differs between processes, and a copy hashes its own fields."""
+
+    __slots__ = ("_hash",)
+
+    def __getstate__(self) -> dict[str, object]:
+        return self.__dict__
 
 
-def _remembered_hash(spec: object) -> int:
-    """The hash of an immutable spec's fields, computed once per spec (ModelSpec.__hash__ says why)."""
-    key = id(spec)
-    cached = _SPEC_HASHES.get(key)
-    if cached is None:
-        cached = hash(tuple(getattr(spec, f.name) for f in fields(spec)))  # type: ignore[arg-type]
-        _SPEC_HASHES[key] = cached
-        weakref.finalize(spec, _SPEC_HASHES.pop, key, None)
-    return cached
+def _remembered_hash(spec: _RemembersItsHash) -> int:
+    """The hash of an immutable spec's fields, computed on the first call and read from its slot after."""
+    try:
+        return spec._hash  # type: ignore[no-any-return]
+    except AttributeError:
+        value = hash(tuple(getattr(spec, f.name) for f in fields(spec)))  # type: ignore[arg-type]
+        object.__setattr__(spec, "_hash", value)  # frozen: its own __setattr__ refuses every name
+        return value
 
 
 @dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(_RemembersItsHash):
     slug: str
     name: str
     architecture: str  # config "model_type", e.g. "llama", "deepseek_v3", "qwen3_next"
@@ -209,9 +215,8 @@ class ModelSpec:
     vllm_ssm_state_dtype: str | None = None
 
     # The engine's lru_caches key on specs, and the generated hash walks every LayerSpec of the tuple (~300 hash
-    # calls for a 92-layer model) on each lookup; a spec is immutable, so its hash is computed once. The value is
-    # kept outside the instance (its __dict__ stays the fields, for ModelSpec(**spec.__dict__) and pickling) and
-    # dropped when the spec is collected, before its id can be reused.
+    # calls for a 92-layer model) on each lookup; a spec is immutable, so its hash is computed once
+    # (_RemembersItsHash: in a slot, outside the fields).
     __hash__ = _remembered_hash
 
     @property
@@ -236,7 +241,7 @@ Backend = Literal["cuda", "rocm", "metal", "vulkan", "sycl", "cann", "other"]
 
 
 @dataclass(frozen=True)
-class HardwareSpec:
+class HardwareSpec(_RemembersItsHash):
     slug: str
     name: str
     vendor: str

@@ -134,3 +134,20 @@ def test_a_hardware_specs_hash_is_its_fields_hash_computed_once(monkeypatch):
     other = HardwareSpec(slug="b200", name="B200", vendor="NVIDIA", memory_gb=180, bandwidth_gbs=8000)
     assert len({hash(other) for _ in range(5)}) == 1 and walks == [other]
     assert set(other.__dict__) == {f.name for f in fields(other)}
+
+
+def test_a_remembered_hash_stays_with_its_spec():
+    """The hash a spec remembers (in a slot, outside its fields) is not carried by a copy, a pickle or a replace:
+    each hashes its own fields (a string's hash differs between processes, so a pickled hash would be stale)."""
+    import copy
+    import pickle
+
+    from reports.sizing.specs import HardwareSpec
+
+    spec = HardwareSpec(slug="h100", name="H100", vendor="NVIDIA", memory_gb=80, bandwidth_gbs=3350)
+    hash(spec)
+    for twin in (copy.copy(spec), copy.deepcopy(spec), pickle.loads(pickle.dumps(spec))):
+        assert twin == spec and not hasattr(twin, "_hash") and hash(twin) == hash(spec)
+    assert pickle.dumps(spec) == pickle.dumps(HardwareSpec(**spec.__dict__))
+    changed = replace(spec, memory_gb=94)
+    assert hash(changed) == hash(tuple(getattr(changed, f.name) for f in fields(changed))) != hash(spec)
