@@ -37,7 +37,7 @@ from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
     VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
-    default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
+    default_engine_for, default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
     gpu_demand_bytes, kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on,
     stock_moe_qlora_memory, validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention,
     vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
@@ -889,10 +889,10 @@ class ReportPage:
         engine = chosen.get("engine")
         if engine is not None and not engine_runs_on(engine, hardware):
             engine = None
-        effective = engine or default_engine(hardware)
+        effective = engine or default_engine_for(self.model, hardware)
         pairs = []
         quant = chosen.get("quant")
-        if quant is not None and _quant_runs(quant, effective, hardware):
+        if quant is not None and _quant_runs(quant, effective, hardware, self.model):
             pairs.append(("quant", quant))
         pairs += [(name, chosen[name]) for name in ("context", "batch") if name in chosen]
         pairs += self._kv_for(effective)
@@ -1041,10 +1041,12 @@ class ReportPage:
         return self.route.path_on("HARDWARE-SLUG")
 
 
-def _quant_runs(quant: str, engine: str, hardware: HardwareSpec) -> bool:
+def _quant_runs(quant: str, engine: str, hardware: HardwareSpec, model: ModelSpec | None = None) -> bool:
     """Whether a link may carry the format to a report under `engine` on `hardware` (the form refuses a vLLM
-    checkpoint format under llama.cpp; a backend that runs few formats would show it as unsupported)."""
-    return format_runs_on(engine, quant, hardware) and not (engine == "llama.cpp" and quant in VLLM_ONLY_FORMATS)
+    checkpoint format under llama.cpp; a backend that runs few formats would show it as unsupported; with `model`,
+    also the tensor types of its GGUF: format_runs_on)."""
+    return (format_runs_on(engine, quant, hardware, model)
+            and not (engine == "llama.cpp" and quant in VLLM_ONLY_FORMATS))
 
 
 # What a neighbour link gives up, in this order, when vLLM refuses the state for that model or accelerator (it cannot

@@ -923,6 +923,10 @@ def test_gpt_oss_on_the_atlas_opens_under_vllm_and_says_why_not_llama_cpp(client
     assert "vllm serve" in opening and "FP16" in opening
     text = text_of(client, url("gpt-oss-20b", "atlas-300i-duo-96gb", lang, query="engine=llama.cpp&quant=F16"))
     assert GPT_OSS_ON_CANN[lang] in text
+    # A link from the H100's F16 report does not carry F16 to the Atlas, where the page opens under vLLM.
+    h100 = client.get(url("gpt-oss-20b", "h100-80gb-sxm", lang, query="quant=F16")).content.decode()
+    assert set(re.findall(r'href="(/[a-z]+/report/gpt-oss-20b/atlas-300i-duo-96gb/[^"]*)"', h100)) == {
+        url("gpt-oss-20b", "atlas-300i-duo-96gb", lang)}
     # The accelerator's table (llama.cpp by default) marks the row it sized under vLLM.
     table = text_of(client, f"/{lang}/hardware/atlas-300i-duo-96gb/")
     row = table[table.index("gpt-oss-20b"):][:200]

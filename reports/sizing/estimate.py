@@ -433,14 +433,21 @@ def default_kv_dtype(model: ModelSpec, engine: str) -> str:
 
 
 @lru_cache(maxsize=4096)  # a page opens ~50 links on the defaults of their model × accelerator
+def default_engine_for(model: ModelSpec, hardware: HardwareSpec) -> str:
+    """The engine a page of this model on this accelerator opens with: default_engine, or vLLM where llama.cpp runs
+    no GGUF of the model there (its MXFP4 experts on CANN: gguf_experts_run_on)."""
+    engine = default_engine(hardware)
+    if (engine == "llama.cpp" and not gguf_experts_run_on(model, hardware) and engine_runs_on("vllm", hardware)
+            and kv_cache_known(model)):
+        return "vllm"
+    return engine
+
+
 def default_scenario(model: ModelSpec, hardware: HardwareSpec | None, engine: str | None = None) -> Scenario:
     """The configuration a page of this model on this accelerator opens with (default_engine, default_quant,
     default_kv_dtype; Scenario's defaults otherwise); hardware None: any accelerator (llama.cpp unless named)."""
     if engine is None and hardware is not None:
-        engine = default_engine(hardware)
-        if (engine == "llama.cpp" and not gguf_experts_run_on(model, hardware) and engine_runs_on("vllm", hardware)
-                and kv_cache_known(model)):
-            engine = "vllm"  # llama.cpp runs no GGUF of this model there (its MXFP4 experts on CANN)
+        engine = default_engine_for(model, hardware)
     engine = engine or ENGINES[0]
     return Scenario(quant=default_quant(model, hardware, engine), kv_dtype=default_kv_dtype(model, engine),
                     engine=engine)  # type: ignore[arg-type]  # one of ENGINES
@@ -1344,8 +1351,9 @@ class Estimate:
 
     @property
     def experts_refused(self) -> bool:
-        """No format of the model runs under this engine here, whatever the format (gguf_experts_run_on)."""
-        return any(note.code == "gguf_experts_not_on_backend" for note in self.warnings)
+        """No format of the model runs under this engine here, whatever the format: llama.cpp's backend has no kernel
+        for the experts its GGUFs keep (gguf_experts_run_on; the note gguf_experts_not_on_backend says so)."""
+        return self.scenario.engine == "llama.cpp" and not gguf_experts_run_on(self.model, self.hardware)
 
     @property
     def placement(self) -> Placement:
