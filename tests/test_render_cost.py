@@ -184,3 +184,17 @@ def test_an_offers_texts_render_what_its_filters_render(offer, language):
 
     for _round in range(2):  # the second round reads the cache
         assert render(_ROW_BY_TEXTS) == render(_ROW_BY_FILTERS)
+
+
+def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
+    """link_items writes the neighbour clouds as the {% for %} loop it replaced did: names and URLs escaped (a
+    query's & as &amp;, a name's < and quotes), an already-safe name not escaped twice."""
+    from django.template import Context, Template
+    from django.utils.safestring import mark_safe
+
+    links = [("Radeon <RX> \"7900\"", "/en/report/m/h/?quant=Q8_0&context=8192"), (mark_safe("A & B"), "/x/'y'")]
+    loop = Template('{% for name, link in links %}<li><a href="{{ link }}">{{ name }}</a></li>{% endfor %}')
+    joined = Template("{% load site %}{{ links|link_items }}")
+    expected = loop.render(Context({"links": links}))
+    assert joined.render(Context({"links": links})) == expected
+    assert "quant=Q8_0&amp;context=8192" in expected and "&lt;RX&gt; &quot;7900&quot;" in expected
