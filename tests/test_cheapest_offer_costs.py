@@ -61,3 +61,36 @@ def test_an_estimate_computes_the_prefill_of_its_two_cheapest_offers_only(seed_c
     assert len(calls) <= 3
     every = offer_costs(model, hardware, scenario, snapshot.offers, snapshot.hardware_catalog)
     assert len(every) > 5 and result.cost is not None and result.batch_cost is not None
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: f"{s.engine}-{s.quant}-{s.context}-b{s.batch}")
+def test_the_visitors_gpu_count_does_not_change_a_cost_on_the_offers(seed_catalog, scenario):
+    """Each offer runs on its own GPU count, so the offers' costs are cached without the visitor's
+    (estimate._offer_pricing_inputs): computed afresh at every GPU count, they are the same costs."""
+    from dataclasses import replace
+
+    snapshot, _ = seed_catalog
+    model, hardware = snapshot.model("qwen3-30b-a3b-instruct-2507"), snapshot.hardware_catalog[0]
+    offers, catalog = tuple(estimate_module.confirmed_offers(snapshot.offers)), tuple(snapshot.hardware_catalog)
+    answers = set()
+    for gpus in (1, 2, 4, 8):
+        on_gpus = replace(scenario, gpus=gpus, offload_pct=None, depth=estimate_module.cost_depth(scenario))
+        estimate_module._costs_on_offers.cache_clear()
+        estimate_module._speeds_on_offers.cache_clear()
+        # The key as it was before the GPU count was left out of it: the scenario with the visitor's count.
+        answers.add(estimate_module._costs_on_offers(model, on_gpus, offers, catalog))
+    assert len(answers) == 1 and len(next(iter(answers))) > 5
+    assert offer_costs(model, hardware, replace(scenario, gpus=8), snapshot.offers, catalog) == next(iter(answers))
+
+
+def test_a_report_at_another_gpu_count_reads_the_offers_speeds_from_the_cache(seed_catalog):
+    """The configurator's GPU count changes the report, not the costs on the cloud offers: not computed again."""
+    snapshot, _ = seed_catalog
+    model, hardware = snapshot.model("qwen3-30b-a3b-instruct-2507"), snapshot.accelerator("rtx-4090")
+    estimate_module._speeds_on_offers.cache_clear()
+    first = _cheapest_costs(model, hardware, Scenario(context=32768, gpus=1), snapshot.offers,
+                            snapshot.hardware_catalog)
+    misses = estimate_module._speeds_on_offers.cache_info().misses
+    again = _cheapest_costs(model, hardware, Scenario(context=32768, gpus=4), snapshot.offers,
+                            snapshot.hardware_catalog)
+    assert again == first and estimate_module._speeds_on_offers.cache_info().misses == misses

@@ -1492,8 +1492,9 @@ def _costs_on_fitting_offers(model: ModelSpec, hardware: HardwareSpec, scenario:
     The offers run on their own accelerators, so the answer depends on the report's ``hardware`` only when an offer
     names its slug and the catalog does not hold it; a cloud offer is priced holding the whole model on its GPUs
     (the visitor's --offload-pct is for their own hardware: it made an RTX PRO 6000 offer decode at a third of its
-    speed). What is left is the model, the scenario without its offload and the catalog: cached on those, as
-    every report of the model on another accelerator asks the same.
+    speed). Each offer runs on its own GPU count, so the visitor's GPU count does not enter either. What is left is
+    the model, the scenario without its offload and GPU count, and the catalog: cached on those, as every report of
+    the model on another accelerator, and at another GPU count, asks the same.
     """
     return _costs_on_offers(*_offer_pricing_inputs(model, hardware, scenario, offers, catalog))
 
@@ -1509,12 +1510,13 @@ def _offer_pricing_inputs(model: ModelSpec, hardware: HardwareSpec, scenario: Sc
                           offers: Sequence[CloudOfferSpec], catalog: Sequence[HardwareSpec]
                           ) -> tuple[ModelSpec, Scenario, tuple[CloudOfferSpec, ...], tuple[HardwareSpec, ...]]:
     """What a price on the offers depends on (see _costs_on_fitting_offers): the model, the scenario without its
-    offload at cost_depth, the confirmed offers and the catalog holding the report's accelerator."""
+    offload and GPU count (each offer sets its own) at cost_depth, the confirmed offers and the catalog holding the
+    report's accelerator."""
     offers = confirmed_offers(offers)  # a rate its source does not support is never the cheapest
     catalog = tuple(catalog)
     if any(offer.accelerator_slug == hardware.slug for offer in offers) and hardware not in catalog:
         catalog = (*(spec for spec in catalog if spec.slug != hardware.slug), hardware)
-    return model, scenario_with(scenario, offload_pct=None, depth=cost_depth(scenario)), offers, catalog
+    return model, scenario_with(scenario, offload_pct=None, gpus=1, depth=cost_depth(scenario)), offers, catalog
 
 
 def offer_costs(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, offers: Sequence[CloudOfferSpec],
