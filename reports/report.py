@@ -980,8 +980,10 @@ class ReportPage:
 
     @cached_property
     def recommendation_scenario(self) -> Scenario:
-        # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have.
-        return scenario_with(self.estimate.scenario, offload_pct=None)
+        # Hardware to buy or rent holds the model: the visitor's offload share is for the hardware they have. Each
+        # recommendation picks its own GPU count (recommend_hardware ignores the scenario's): one count for every
+        # configuration that differs only in it, so they share the catalog's cached recommendations.
+        return scenario_with(self.estimate.scenario, offload_pct=None, gpus=1)
 
     @cached_property
     def recommendations(self) -> Recommendations:

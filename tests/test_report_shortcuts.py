@@ -289,3 +289,21 @@ def test_the_summary_times_only_its_short_context(db, monkeypatch):
         scenario.context) or estimate_speeds(model, hardware, scenario, *rest))
     summary = page.summary
     assert timed == [8192] and summary["total_32k"] > summary["total_8k"] > 0
+
+
+def test_reports_at_other_gpu_counts_share_the_recommendations(db):
+    """Each recommendation picks its own GPU count: a report at 4 GPUs recommends what one at 1 GPU does, read from
+    the catalog's cache, and that is what recommend_hardware answers for the 4-GPU scenario itself."""
+    from reports.sizing.recommend import recommend_hardware
+
+    catalog = CatalogSnapshot()
+    model, hardware = catalog.model("llama-3-3-70b-instruct"), catalog.accelerator("h100-80gb-sxm")
+    pages = [build_report(model, hardware, QueryDict(f"quant=Q8_0&context=32768&gpus={gpus}"), catalog,
+                          route=ReportRoute(model_key=model.slug)) for gpus in (1, 4)]
+    first = pages[0].recommendations
+    misses = catalog.recommendations.cache_info().misses
+    assert pages[1].recommendations == first and catalog.recommendations.cache_info().misses == misses
+    on_four = pages[1].estimate.scenario
+    assert on_four.gpus == 4 and recommend_hardware(
+        model, replace(on_four, offload_pct=None), hardware_catalog=catalog.hardware_catalog,
+        offers=catalog.offers) == first
