@@ -186,6 +186,34 @@ def test_an_offers_texts_render_what_its_filters_render(offer, language):
         assert render(_ROW_BY_TEXTS) == render(_ROW_BY_FILTERS)
 
 
+# The cloud table's row as the partial of reports/report/_cloud.html wrote it before fmt.offer_row.
+_OFFER_ROW_PARTIAL = """{% load i18n fast_i18n fmt labels %}{% with offer=row.offer|offer_texts %}<tr>
+        <th scope="row">{{ offer.provider }}<br><span class="muted">{{ offer.instance }}</span></th>
+        <td class="num">{{ row.total_memory_gb|num }} GB</td><td class="num">{{ offer.hourly }}</td>
+        <td class="num">{{ row.monthly_usd|usd }}{% if offer.reserved %}<br><span class="muted">{% translate "reserved: 24 h/day" %}</span>{% endif %}</td>
+        <td>{{ offer.billing }}<br><span class="muted">{{ offer.verified }}</span></td>
+        <td>{% if offer.url %}<a href="{{ offer.url }}" rel="noopener external nofollow">{{ deploy }} ↗</a>{% endif %}</td>
+      </tr>{% endwith %}"""
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("offer", _OFFERS)
+def test_an_offer_row_is_what_the_partial_wrote(offer, language):
+    """fmt.offer_row writes the cloud table's row as the template partial it replaced: each kind of offer (reserved,
+    without a link, with text HTML escapes), a memory and a bill that are figures, and one that is not published."""
+    from django.template import engines
+
+    from reports.report import OfferRow
+
+    partial = engines["django"].from_string(_OFFER_ROW_PARTIAL)
+    by_filter = engines["django"].from_string("{% load i18n fast_i18n fmt %}{% translate \"Deploy\" as deploy %}"
+                                              "{{ row|offer_row:deploy }}")
+    for row in (OfferRow(offer, None, 1536.0, 2_345.678, True), OfferRow(offer, None, 24.5, "", True)):
+        with translation.override(language):
+            deploy = translation.gettext("Deploy")
+            assert by_filter.render({"row": row}) == partial.render({"row": row, "deploy": deploy})
+
+
 def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
     """link_items writes the neighbour clouds as the {% for %} loop it replaced did: names and URLs escaped (a
     query's & as &amp;, a name's < and quotes), an already-safe name not escaped twice."""
