@@ -214,6 +214,45 @@ def test_an_offer_row_is_what_the_partial_wrote(offer, language):
             assert by_filter.render({"row": row}) == partial.render({"row": row, "deploy": deploy})
 
 
+# The VRAM chart's loops in reports/report/_chart.html before the vram_chart filters.
+_CHART_LOOPS = (
+    '{% load i18n fast_i18n fmt %}{% translate "fits" as fits %}{% translate "does not fit" as does_not_fit %}'
+    '{% translate "tight" as tight %}{% with left=c.left|coordinate:"d" right=c.plot_right|coordinate:"d" %}'
+    + '{% with label_x=c.left|add:-6|coordinate:"d" %}{% for t in c.y_ticks %}{% with y=t.position|coordinate %}<line class="grid" x1="{{ left }}" x2="{{ right }}" y1="{{ y }}" y2="{{ y }}"/><text class="tick" x="{{ label_x }}" y="{{ y }}" text-anchor="end" dominant-baseline="middle">{{ t.value|num }}</text>{% endwith %}{% endfor %}{% endwith %}'
+    + "|" + '{% with label_y=c.label_y|coordinate:"d" %}{% for t in c.x_ticks %}<text class="tick" x="{{ t.position|coordinate }}" y="{{ label_y }}" text-anchor="middle">{{ t.value|ctx }}</text>{% endfor %}{% endwith %}'
+    + "|" + '{% for p in c.points %}<circle class="{% if p.verdict == "tight" %}tight{% elif p.fits %}fit{% else %}nofit{% endif %}" cx="{{ p.x|coordinate }}" cy="{{ p.y|coordinate }}" r="4"><title>{{ p.context|ctx }}: {{ p.gib|num:2 }} GiB, {% if p.verdict == "tight" %}{{ tight }}{% elif p.fits %}{{ fits }}{% else %}{{ does_not_fit }}{% endif %}</title></circle>{% endfor %}'
+    + "|{% endwith %}" + '<tbody>{% for p in page.context_points %}<tr><th scope="row">{{ p.context|ctx }} ({{ p.context|tokens }})</th><td class="num">{{ p.kv_bytes|gib }}</td><td class="num">{{ p.required_bytes|gib|at_least:page.total_lower_bound }}</td><td class="num">{{ p.gpu_bytes|gib|at_least:page.total_lower_bound }}</td><td>{% if p.beyond_limit %}<span aria-hidden="true">✗</span> {% if p.fits %}{% blocktranslate with limit=page.model.max_context|tokens %}(the memory would hold it, but it is beyond the model\'s {{ limit }}-token limit){% endblocktranslate %}{% else %}{% blocktranslate with limit=page.model.max_context|tokens %}(beyond the model\'s {{ limit }}-token limit){% endblocktranslate %}{% endif %}{% elif p.verdict == "tight" %}<span aria-hidden="true">!</span> {{ tight }}{% elif p.fits %}<span aria-hidden="true">✓</span><span class="visually-hidden">{{ fits }}</span>{% else %}<span aria-hidden="true">✗</span><span class="visually-hidden">{{ does_not_fit }}</span>{% endif %}</td></tr>{% endfor %}</tbody>')
+_CHART_FILTERS = "{% load vram_chart %}{{ c|y_grid }}|{{ c|x_labels }}|{{ c|points }}|<tbody>{{ page|context_rows }}</tbody>"
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_vram_charts_marks_and_rows_are_what_its_loops_wrote(language):
+    """vram_chart's filters write the chart's ticks, points and table rows as the loops they replaced: every verdict,
+    a KV cache that is not known, lower bounds, and both reasons a context beyond the model's limit is refused."""
+    from types import SimpleNamespace
+
+    from django.template import engines
+
+    from reports.charts import vram_chart
+    from reports.report import ContextPoint
+
+    gib = 2**30
+    points = [ContextPoint(4096, 9.5 * gib, 0.5 * gib, 9.5 * gib, "fits"),
+              ContextPoint(32768, 23.1 * gib, None, 23.1 * gib, "tight"),
+              ContextPoint(65536, 30.2 * gib, 12.0 * gib, 30.2 * gib, "unified", beyond_limit=True),
+              ContextPoint(131072, 1234.567 * gib, 1000.0 * gib, 1234.567 * gib, "exceeds", beyond_limit=True),
+              ContextPoint(68864, 1024.0, 0.0, 1024.0, "exceeds")]
+    chart = vram_chart([(p.context, p.gpu_bytes / gib, p.verdict) for p in points], 24.0)
+    for lower_bound in (False, True):
+        page = SimpleNamespace(context_points=points, total_lower_bound=lower_bound,
+                               model=SimpleNamespace(max_context=40960))
+        with translation.override(language):
+            loops = engines["django"].from_string(_CHART_LOOPS).render({"c": chart, "page": page})
+            filters = engines["django"].from_string(_CHART_FILTERS).render({"c": chart, "page": page})
+        assert filters == loops
+        assert loops.count("<circle") == 5 and loops.count("<tr>") == 5 and "40" in loops
+
+
 def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
     """link_items writes the neighbour clouds as the {% for %} loop it replaced did: names and URLs escaped (a
     query's & as &amp;, a name's < and quotes), an already-safe name not escaped twice."""
