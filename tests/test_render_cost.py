@@ -253,6 +253,44 @@ def test_the_vram_charts_marks_and_rows_are_what_its_loops_wrote(language):
         assert loops.count("<circle") == 5 and loops.count("<tr>") == 5 and "40" in loops
 
 
+# The quantization matrix's loop in reports/report/_matrix.html before quant_matrix.matrix_rows.
+_MATRIX_LOOP = (
+    '{% load i18n fast_i18n fmt labels %}{% translate "published size" as published_size %}'
+    '{% translate "tensor shapes" as tensor_shapes %}' + '{% with model=page.model lower_bound=page.total_lower_bound upper_bound=page.speed_upper_bound %}{% for row in page.matrix %}\n      <tr{% if row.is_current %} class="current" aria-current="true"{% endif %}>\n        <th scope="row">{{ row.quant }}{% with quality=row.quant|quant_quality:model %}{% if quality %}<br><span class="muted quant-quality">{{ quality }}</span>{% endif %}{% endwith %}</th>\n        <td class="num">{{ row.weights_bytes|gib }}</td>\n        <td class="num">{{ row.kv_bytes|gib }}</td>\n        <td class="num">{{ row.required_bytes|gib|at_least:lower_bound }}<br><span class="muted">{{ row.required_bytes|gb|at_least:lower_bound }}</span></td>\n        <td class="num">{% if row.runs %}{{ row.decode_tok_s|toks:upper_bound }}{% else %}{% translate "does not run" %}{% endif %}</td>\n        <td>{% verdict_pill row.verdict %}</td>\n        <td>{% if row.smallest_fit %}<a href="{{ row.smallest_fit_url }}">{{ row.smallest_fit.name }}</a>{% else %}{% translate "none (multi-GPU)" %}{% endif %}</td>\n        <td>{% if row.source == "published file size" %}{{ published_size }}{% elif row.rule_from %}{% blocktranslate with rule=row.rule_from %}≈ {{ rule }} rules (size not published){% endblocktranslate %}{% elif row.source == "per-tensor rule" %}{{ tensor_shapes }}{% else %}{% translate "estimated" %}{% endif %}</td>\n      </tr>\n    {% endfor %}{% endwith %}')
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_matrix_rows_are_what_its_loop_wrote(language):
+    """quant_matrix.matrix_rows writes the matrix as the loop it replaced: the current row, a format with a quality
+    word, every source of the weights' size, a format that does not run, no smallest fit, bounds on both figures, and
+    text HTML escapes (an accelerator name and a URL)."""
+    from types import SimpleNamespace
+
+    from django.template import engines
+
+    from reports.report import MatrixRow
+    from reports.sizing.specs import HardwareSpec
+
+    gib = 2**30
+    card = HardwareSpec(slug="x", name="RTX <A&B>", vendor="NVIDIA", memory_gb=24, bandwidth_gbs=1008)
+    rows = [MatrixRow("Q4_K_M", True, 17.3 * gib, 2.5 * gib, 21.0 * gib, "fits", 165.4, card, "/en/r/?a=1&b=2",
+                      "per-tensor rule"),
+            MatrixRow("Q8_0", False, 30.1 * gib, None, 33.0 * gib, "exceeds", 0.0, None, "", "published file size",
+                      runs=False),
+            MatrixRow("UD-Q2_K_XL", False, 11.0 * gib, 2.5 * gib, 14.0 * gib, "tight", 210.0, card, "/en/r/",
+                      "per-tensor rule", rule_from="Q2_K"),
+            MatrixRow("MXFP4", False, 1024.0, 0.0, 2048.0, "unified", 12345.6, None, "",
+                      "stated parameters × format bpw (estimated)")]
+    for lower_bound, upper_bound in ((False, False), (True, True)):
+        page = SimpleNamespace(matrix=rows, model=None, total_lower_bound=lower_bound, speed_upper_bound=upper_bound)
+        with translation.override(language):
+            loop = engines["django"].from_string(_MATRIX_LOOP).render({"page": page})
+            written = engines["django"].from_string("{% load quant_matrix %}{{ page|matrix_rows }}").render(
+                {"page": page})
+        assert written == loop
+        assert loop.count("<tr") == 4 and "RTX &lt;A&amp;B&gt;" in loop and "a=1&amp;b=2" in loop
+
+
 def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
     """link_items writes the neighbour clouds as the {% for %} loop it replaced did: names and URLs escaped (a
     query's & as &amp;, a name's < and quotes), an already-safe name not escaped twice."""
