@@ -124,6 +124,13 @@ def test_jsonld_tag_escapes_like_json_script():
     inner = html.removeprefix('<script type="application/ld+json">').removesuffix("</script>")
     assert "<" not in inner and ">" not in inner and "&" not in inner
     assert "\\u003C/script\\u003E" in inner and json.loads(inner) == data
+    # The same text as json_script's str.translate escaping, non-ASCII text (kept as it is) included.
+    data = {"name": "Größe <8 GiB> & „mehr“", "n": [1, "a&b"]}
+    inner = Template("{% load seo %}{% jsonld data %}").render(Context({"data": data})).removeprefix(
+        '<script type="application/ld+json">').removesuffix("</script>")
+    escapes = {ord("<"): "\\u003C", ord(">"): "\\u003E", ord("&"): "\\u0026"}
+    assert inner == json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(escapes)
+    assert "Größe" in inner
 
 
 def test_faq_parser_pairs_each_question_with_its_paragraphs():
