@@ -166,3 +166,23 @@ def test_a_translation_that_does_not_fit_its_block_falls_back_as_in_django():
     source = '{% blocktranslate with x=years %}~{{ x }} years{% endblocktranslate %}'
     with broken:
         assert _render(source, "de", "i18n fast_i18n") == _render(source, "de", "i18n") == "~7 years"
+
+
+def test_a_constant_text_is_looked_up_once_per_language_and_forgotten_with_the_settings(monkeypatch):
+    """The tags remember a constant msgid's translation per language: a second render asks gettext nothing, each
+    language keeps its own text, and a change of the settings translations come from (LANGUAGES, LOCALE_PATHS, …)
+    forgets them."""
+    template = engines["django"].from_string(
+        '{% load i18n fast_i18n %}{% translate "Billing" %}|{% blocktranslate %}Billing{% endblocktranslate %}')
+    fast_i18n._translated.clear()
+    calls = []
+    gettext = translation.gettext
+    monkeypatch.setattr(translation, "gettext", lambda message: calls.append(message) or gettext(message))
+    rendered = {}
+    for language in ("de", "en", "de", "en"):
+        with translation.override(language):
+            rendered.setdefault(language, set()).add(template.render({}))
+    assert calls == ["Billing", "Billing"]  # once in German, once in English
+    assert rendered == {"de": {"Abrechnung|Abrechnung"}, "en": {"Billing|Billing"}}
+    with override_settings(LANGUAGES=[("de", "German"), ("en", "English")]):
+        assert fast_i18n._translated == {}

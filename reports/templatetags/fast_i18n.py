@@ -6,8 +6,9 @@ them as it finds Django's (it reads the tag names, not the library), so the mess
 A report page renders some 130 {% translate "…" %} of a constant text and 70 {% blocktranslate %}. Django's
 translate takes a lazy detour for each: a lazy proxy of gettext, that proxy turned into text by the template's
 value rendering (localize, escaping), two mark_safe; about 75 Python calls for one word. A constant text needs only
-gettext and the same percent-sign handling: TranslateNode below does that (about 20 calls) and leaves every other
-form (a variable, a filter, noop, a context that is not a constant) to Django. Django's blocktranslate builds its
+gettext (remembered per language: _translation) and the same percent-sign handling: TranslateNode below does that
+and leaves every other form (a variable, a filter, noop, a context that is not a constant) to Django. Django's
+blocktranslate builds its
 msgid again from the tag's tokens at every render, pushes its values onto the context and looks each up again
 through every level of it; BlockTranslateNode builds the msgid once, at parse time, and reads the values from their
 own dict, the count too (about 7 blocks with a count a page).
@@ -22,6 +23,8 @@ from decimal import Decimal
 
 from django import template
 from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.template import TemplateSyntaxError, Variable
 from django.template.base import render_value_in_context
 from django.templatetags import i18n
@@ -29,6 +32,30 @@ from django.utils import translation
 from django.utils.safestring import SafeString
 
 register = template.Library()
+
+# The translations of the tags' constant msgids, per language (get_language(): None when translation is deactivated):
+# gettext reads the active translation from an asgiref Local and looks the msgid up in each of its catalogs, ~1.7 µs,
+# some 170 times a report page; a dict read is ~0.1 µs. Catalogs are loaded once per process (Django's trans_real
+# caches them too); a test that changes the settings they come from clears this with them.
+_translated: dict[str | None, dict[tuple[str | None, str], str]] = {}
+
+
+@receiver(setting_changed)
+def _forget_translations(*, setting, **kwargs) -> None:
+    if setting in {"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "INSTALLED_APPS"}:
+        _translated.clear()
+
+
+def _translation(key: tuple[str | None, str]) -> str:
+    """gettext (pgettext with a message context) of key = (context or None, msgid), remembered per language."""
+    texts = _translated.get(translation.get_language())
+    if texts is None:
+        texts = _translated.setdefault(translation.get_language(), {})
+    text = texts.get(key)
+    if text is None:
+        context, msgid = key
+        text = texts[key] = translation.gettext(msgid) if context is None else translation.pgettext(context, msgid)
+    return text
 
 
 class TranslateNode(i18n.TranslateNode):
@@ -39,12 +66,10 @@ class TranslateNode(i18n.TranslateNode):
         # What Django's Variable looks up: the literal with its percent signs doubled (Variable.resolve).
         self.msgid = self.filter_expression.var.literal.replace("%", "%%")
         self.context_text = None if message_context is None else str(message_context.var)
+        self.key = (self.context_text, self.msgid)
 
     def render(self, context):
-        if self.context_text is None:
-            text = translation.gettext(self.msgid)
-        else:
-            text = translation.pgettext(self.context_text, self.msgid)
+        text = _translation(self.key)
         # A literal's translation is safe text in Django's tag too (the literal is marked safe, gettext keeps that);
         # the doubled percent signs are restored as TranslateNode.render does.
         value = SafeString(text.replace("%%", "%"))
@@ -105,8 +130,7 @@ class BlockTranslateNode(i18n.BlockTranslateNode):
                       else translation.ngettext(msgid, plural, count))
             names = names + plural_names
         else:
-            result = (translation.pgettext(message_context, msgid) if message_context
-                      else translation.gettext(msgid))
+            result = _translation((message_context or None, msgid))
         default = context.template.engine.string_if_invalid
         data = {}
         for name in names:  # Django's render_value, the block's own values first as its pushed level had them
