@@ -8,10 +8,9 @@ translate takes a lazy detour for each: a lazy proxy of gettext, that proxy turn
 value rendering (localize, escaping), two mark_safe; about 75 Python calls for one word. A constant text needs only
 gettext (remembered per language: _translation) and the same percent-sign handling: TranslateNode below does that
 and leaves every other form (a variable, a filter, noop, a context that is not a constant) to Django. Django's
-blocktranslate builds its
-msgid again from the tag's tokens at every render, pushes its values onto the context and looks each up again
-through every level of it; BlockTranslateNode builds the msgid once, at parse time, and reads the values from their
-own dict, the count too (about 7 blocks with a count a page).
+blocktranslate builds its msgid again from the tag's tokens at every render, pushes its values onto the context
+and looks each up again through every level of it; BlockTranslateNode builds the msgid once, at parse time, and
+reads the values from their own dict, the count too (about 7 blocks with a count a page).
 
 `tests/test_fast_i18n.py` renders each form with both tag sets and compares the output.
 """
