@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from functools import lru_cache
 
 from django import template
 from django.conf import settings
@@ -31,11 +32,32 @@ def link_items(links) -> SafeString:
     """`<li><a href="url">name</a></li>` for each (name, url) pair, escaped as the template would escape them.
 
     A report's neighbour clouds hold ~200 links, each carrying the visitor's state: written by a {% for %} loop they
-    cost ~1.5 ms of an uncached page (two variable nodes and their escaping per link); one join costs ~0.1 ms.
+    cost ~1.5 ms of an uncached page (two variable nodes and their escaping per link); one join costs ~0.1 ms. Of a
+    link, the name and the path are the same on every configuration of the report, and its ~200 queries are a few
+    distinct ones: each is escaped once (html.escape, ~0.8 µs, was ~0.35 ms of the page for ~580 texts).
     """
-    return SafeString("".join(f'<li><a href="{_escaped(url)}">{_escaped(name)}</a></li>' for name, url in links))
+    queries: dict[str, str] = {}
+    items = []
+    for name, url in links:
+        path, mark, query = url.partition("?")
+        if query:
+            escaped_query = queries.get(query)
+            if escaped_query is None:
+                escaped_query = queries[query] = _escaped(query)
+            href = f"{_escaped_constant(path)}?{escaped_query}"
+        else:
+            href = _escaped_constant(url)
+        items.append(f'<li><a href="{href}">{_escaped_constant(name)}</a></li>')
+    return SafeString("".join(items))
 
 
 def _escaped(text) -> str:
     """conditional_escape without its calls: text already safe stays as it is, other text is HTML-escaped."""
     return text if isinstance(text, SafeData) else html.escape(str(text))
+
+
+# typed: a text marked safe and the same text unmarked are two entries (one is written as it is, one escaped)
+@lru_cache(maxsize=4096, typed=True)
+def _escaped_constant(text) -> str:
+    """_escaped of a text every page repeats (a catalog name, a report's path): ~200 a page, a few thousand in all."""
+    return _escaped(text)
