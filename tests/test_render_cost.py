@@ -291,6 +291,41 @@ def test_the_matrix_rows_are_what_its_loop_wrote(language):
         assert loop.count("<tr") == 4 and "RTX &lt;A&amp;B&gt;" in loop and "a=1&amp;b=2" in loop
 
 
+# reports/_field.html, the template site.field_group replaced (its file ended with a newline).
+_FIELD_TEMPLATE = """<div class="field field-{{ field.name }}{% if field.errors %} has-error{% endif %}">
+  <label for="{{ field.id_for_label }}">{{ field.label }}</label>
+  {{ field }}
+  <div id="{{ field.auto_id }}_error" class="field-error" role="alert">{% for error in field.errors %}{{ error }} {% endfor %}</div>
+</div>
+"""
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("data", [None, {}, {"name": "<b>&", "count": "x", "kind": "nope", "notes": "a < b"}])
+def test_a_form_field_is_what_its_template_wrote(language, data):
+    """site.field_group writes a field as reports/_field.html did: label and name escaped, the widget as Django
+    renders it (a select, a textarea, a file input), has-error and every error message (escaped) when refused."""
+    from django import forms
+    from django.template import engines
+
+    from reports.widgets import FastSelect
+
+    class Form(forms.Form):
+        name = forms.CharField(label="Name <&> \"x\"", max_length=2)
+        count = forms.IntegerField(label="GPU count", min_value=1)
+        kind = forms.ChoiceField(choices=[("a", "A & B"), ("b", "<B>")], widget=FastSelect)
+        notes = forms.CharField(widget=forms.Textarea, required=False)
+        config = forms.FileField(required=False)
+
+    template = engines["django"].from_string(_FIELD_TEMPLATE)
+    by_filter = engines["django"].from_string("{% load site %}{{ field|field_group }}")
+    with translation.override(language):
+        form = Form(data) if data is not None else Form()
+        for field in form:
+            assert by_filter.render({"field": field}) == template.render({"field": field}), field.name
+    assert data != {} or form.errors  # the refused form's fields each show their messages
+
+
 def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
     """link_items writes the neighbour clouds as the {% for %} loop it replaced did: names and URLs escaped (a
     query's & as &amp;, a name's < and quotes), an already-safe name not escaped twice."""

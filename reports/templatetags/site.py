@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from django import template
 from django.conf import settings
+from django.utils.html import conditional_escape
 from django.utils.safestring import SafeData, SafeString
 from django.utils.translation import get_language
 
@@ -25,6 +26,26 @@ def language_links(context) -> list[dict]:
         {"code": code, "name": name, "url": translated_full_path(full_path, code), "active": code == current}
         for code, name in settings.LANGUAGES
     ]
+
+
+@register.filter
+def field_group(field) -> SafeString:
+    """One form field as the site writes it: a div naming the field (has-error when refused), its label, its widget
+    and the slot its errors go in (htmx swaps that slot when the field is refused; report.js reads it).
+
+    Written here rather than as an included template: a report's configurator has 11 fields, and an include of seven
+    variable nodes and their escaping cost ~40 µs a field, ~0.45 ms of an uncached page; this writes the same markup
+    (tests/test_render_cost.py compares it with the template it replaced) in a few µs.
+    """
+    errors = field.errors
+    has_error = " has-error" if errors else ""
+    error_text = "".join(f"{conditional_escape(error)} " for error in errors)
+    return SafeString(
+        f'<div class="field field-{conditional_escape(field.name)}{has_error}">\n'
+        f'  <label for="{conditional_escape(field.id_for_label)}">{conditional_escape(field.label)}</label>\n'
+        f"  {conditional_escape(str(field))}\n"
+        f'  <div id="{conditional_escape(field.auto_id)}_error" class="field-error" role="alert">{error_text}</div>\n'
+        f"</div>\n")
 
 
 @register.filter
