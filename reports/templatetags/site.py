@@ -1,4 +1,5 @@
-"""Site-wide template helpers: language switch links that keep the visitor on the same page and state, link lists."""
+"""Site-wide template helpers: language switch links that keep the visitor on the same page and state, link lists,
+form fields."""
 
 from __future__ import annotations
 
