@@ -27,9 +27,9 @@ from reports.forms import MAX_GPUS, scenario_query
 from reports.report import SUMMARY_CONTEXTS, ReportPage, report_path
 from reports.sizing.errors import SizingError
 from reports.sizing.estimate import (
-    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, decode_speeds, default_engine, default_scenario,
+    VLLM_CHECKPOINT_FORMATS, MemoryPlan, attention_kind, backend_formats, default_engine, default_scenario,
     engine_usable_bytes, engines_on, fitting_plan, format_runs_on, gpu_demand_floor_bytes,
-    kv_cache_known, native_format, plan_memory, sizable_on, vllm_memory_share,
+    kv_cache_known, native_format, plan_memory, sizable_on, stream_decode_speed, vllm_memory_share,
 )
 from reports.sizing.runtime import DEVICE_CONTEXT_BYTES
 from reports.sizing.quant import quant_format
@@ -230,7 +230,7 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
     short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
     decode = None
     if short is not None and short.runs:
-        decode, _ = decode_speeds(model, hardware, scenario_with(opening, context=SHORT_CONTEXT), short, params)
+        decode = stream_decode_speed(model, hardware, scenario_with(opening, context=SHORT_CONTEXT), short, params)
         decode = decode.tokens_per_s
     return AcceleratorRow(
         hardware=hardware, usable_bytes=engine_usable_bytes(hardware, opening),  # the engine the row is sized under
@@ -522,7 +522,7 @@ def model_row_on(row: LLMModel, model: ModelSpec, hardware: HardwareSpec, *, rep
                         not model.layer_count_known, **(offload or {}), other_engine=other_engine)
     quant, plan = best
     scenario = scenario_with(opening, quant=quant)
-    decode = decode_speeds(model, hardware, scenario, plan, params)[0].tokens_per_s
+    decode = stream_decode_speed(model, hardware, scenario, plan, params).tokens_per_s
     return ModelRow(row, params.total or None, quant, plan.fit.required_bytes, decode, plan.fit.verdict,
                     f"{report_url}?{urlencode({'quant': quant, **configured})}", model_url,
                     not model.layer_count_known, plan.kv is None, other_engine=other_engine)
@@ -547,7 +547,7 @@ def _offload_speed(model: ModelSpec, hardware: HardwareSpec, opening: Scenario, 
         return None
     if not plan.runs or not plan.placement.offloaded_bytes:
         return None
-    decode = decode_speeds(model, hardware, opening, plan, params)[0].tokens_per_s
+    decode = stream_decode_speed(model, hardware, opening, plan, params).tokens_per_s
     return {"offload_quant": opening.quant, "offload_decode_tok_s": decode,
             "offload_bytes": plan.placement.offloaded_bytes}
 
@@ -760,7 +760,7 @@ def entry_point(catalog: CatalogSnapshot, key: str, hardware: HardwareSpec, gpus
         suffix = "?" + urlencode(scenario_query(scenario)) if engine == "vllm" else (f"?gpus={gpus}" if gpus > 1
                                                                                       else "")
         params = count_parameters(model)
-        decode = decode_speeds(model, hardware, scenario, plan, params)[0].tokens_per_s
+        decode = stream_decode_speed(model, hardware, scenario, plan, params).tokens_per_s
         fitting.append((params.total, FittingModel(row.name, scenario.quant, plan.fit.required_bytes, decode,
                                                    plan.fit.verdict,
                                                    template.replace("MODEL-SLUG", row.slug, 1) + suffix,

@@ -36,10 +36,10 @@ from reports.sizing.advice import FitOption, LongestContext, fit_options, longes
 from reports.engine_messages import sizing_error_text
 from reports.sizing.estimate import (
     GGUF_OF_NATIVE_FORMAT, GPUS_PER_SERVER, VLLM_CHECKPOINT_FORMATS, Estimate, MemoryPlan, Speeds, attention_kind,
-    VLLM_ONLY_FORMATS, backend_formats, decode_speeds, default_engine, default_kv_dtype, default_quant,
+    VLLM_ONLY_FORMATS, backend_formats, default_engine, default_kv_dtype, default_quant,
     default_engine_for, default_scenario, engine_runs_on, engines_on, estimate_speeds, finetune_memory, fits, format_runs_on,
     gpu_demand_bytes, kv_cache_known, native_format, native_format_on, offer_order, plan_memory, sizable_on,
-    stock_moe_qlora_memory, validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention,
+    stock_moe_qlora_memory, stream_decode_speed, validate_scenario, vllm_fp8_kv_flag, vllm_lacks_compressed_attention,
     vllm_largest_memory_share, vllm_memory_share, vllm_parallel_sizes, vllm_platform, vllm_refuses,
 )
 from reports.sizing.kv_cache import resolve_kv_dtype
@@ -767,8 +767,8 @@ class ReportPage:
                 plan = self._planned(scenario)
                 if plan is None:
                     continue
-                # A row shows one stream's decode: decode_speeds, without the prefill estimate_speeds adds.
-                decode, _ = decode_speeds(self.model, self.hardware, scenario, plan, self.parameters)
+                # A row shows one stream's decode: without the prefill estimate_speeds adds or the aggregate of the streams.
+                decode = stream_decode_speed(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = scenario_with(scenario, gpus=1)
             if scenario.gpus == 1:
                 # Every accelerator with this one's demand traits needs what this row's plan gives (fits shares the

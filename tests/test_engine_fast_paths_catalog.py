@@ -49,3 +49,30 @@ def test_rank_split_by_rules_is_the_tensor_by_tensor_sum(seed_models, quant):
                 assert _rank_split.__wrapped__(spec, quant, tp, include_mtp) == expected, (spec.slug, quant, tp)
                 compared += 1
     assert compared > 150
+
+
+@pytest.mark.parametrize("scenario", [
+    {"quant": "Q4_K_M", "context": 8192},
+    {"quant": "Q8_0", "context": 32768, "batch": 4, "gpus": 2, "offload_pct": 30.0},
+    {"quant": "BF16", "context": 131072, "engine": "vllm", "kv_dtype": "fp8", "batch": 16, "gpus": 8, "depth": 4096},
+], ids=["default", "offload", "vllm"])
+def test_one_streams_decode_is_decode_speeds_first_answer(seed_models, scenario):
+    """stream_decode_speed (the matrix's rows, recommendations, the model and hardware pages) leaves out the
+    aggregate of the streams: its one-stream decode is decode_speeds' own, to the last bit, on every catalog model."""
+    from reports.sizing.estimate import decode_speeds, plan_memory, stream_decode_speed
+    from reports.sizing.parameters import count_parameters
+    from reports.sizing.specs import Scenario
+
+    snapshot = CatalogSnapshot()
+    compared = 0
+    for spec in seed_models:
+        for hardware in (snapshot.accelerator("rtx-4090"), snapshot.accelerator("h100-80gb-sxm")):
+            try:
+                plan = plan_memory(spec, hardware, Scenario(**scenario))
+            except SizingError:
+                continue
+            params = count_parameters(spec)
+            decode, _ = decode_speeds(spec, hardware, Scenario(**scenario), plan, params)
+            assert stream_decode_speed(spec, hardware, Scenario(**scenario), plan, params) == decode, spec.slug
+            compared += 1
+    assert compared > 50

@@ -1241,11 +1241,7 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
     if scenario.engine == "vllm":
         calibration, peaks = _vllm_kernels(hardware, scenario)
         kernels = {"calibration": calibration, "peak_tflops": peaks.gemm}
-    decode = decode_speed(
-        weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
-        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=_speed_gpus(scenario),
-        parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce,
-        ram_bandwidth_gbs=offload_gbs, moe_layers=i.moe_layers)
+    decode = _stream_decode(hardware, scenario, i, offload_gbs)
     aggregate = aggregate_decode(
         batch=concurrent_sequences(scenario, plan), weight_bytes_gpu=reads.gpu_weights,
         flops_per_token=i.flops + _attention_flops(i.shapes, scenario.depth),
@@ -1255,6 +1251,24 @@ def decode_speeds(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, 
         parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce, ram_bandwidth_gbs=offload_gbs,
         moe_layers=i.moe_layers, **kernels)
     return decode, aggregate
+
+
+def stream_decode_speed(model: ModelSpec, hardware: HardwareSpec, scenario: Scenario, plan: MemoryPlan,
+                        params: ParameterCount) -> DecodeSpeed:
+    """One stream's decode alone: decode_speeds without the aggregate of all concurrent streams, which costs as much
+    again and which a figure of one stream (the quantization matrix's rows, a recommendation, the model and hardware
+    pages' tables) does not read."""
+    return _stream_decode(hardware, scenario, _speed_inputs(model, scenario, plan, params),
+                          offloaded_read_gbs(hardware, scenario))
+
+
+def _stream_decode(hardware: HardwareSpec, scenario: Scenario, i: _SpeedInputs, offload_gbs: float) -> DecodeSpeed:
+    reads = i.reads
+    return decode_speed(
+        weight_bytes_gpu=reads.gpu_weights, weight_bytes_ram=reads.ram_weights, kv_bytes_read=reads.gpu_kv,
+        kv_bytes_read_ram=reads.ram_kv, hardware=hardware, num_layers=i.num_layers, gpus=_speed_gpus(scenario),
+        parallelism=i.parallelism, tp_allreduce_bytes_per_token=i.allreduce,
+        ram_bandwidth_gbs=offload_gbs, moe_layers=i.moe_layers)
 
 
 def _vllm_kernels(hardware: HardwareSpec, scenario: Scenario) -> tuple[BackendCalibration, TensorPeaks]:

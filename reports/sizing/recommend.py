@@ -39,8 +39,8 @@ from typing import Generic, TypeVar
 
 from .economics import ServingCost
 from .estimate import (
-    GIB, MemoryPlan, cost_depth, decode_speeds, engine_runs_on, fits, fitting_plan,
-    gpu_demand_floor_bytes, validate_scenario,
+    GIB, MemoryPlan, cost_depth, engine_runs_on, fits, fitting_plan,
+    gpu_demand_floor_bytes, stream_decode_speed, validate_scenario,
 )
 from .fit import Verdict, nominal_bytes, usable_bytes
 from .notes import Note
@@ -176,7 +176,7 @@ class _Sizer:
                               fit.usable_bytes_per_gpu, self.decode_tok_s(hardware, count, plan))
 
     def decode_tok_s(self, hardware: HardwareSpec, count: int, plan: MemoryPlan) -> float:
-        decode, _ = decode_speeds(self.model, hardware, self.on(count), plan, count_parameters(self.model))
+        decode = stream_decode_speed(self.model, hardware, self.on(count), plan, count_parameters(self.model))
         return decode.tokens_per_s
 
     def first_fitting(self, candidates: Iterable[tuple[HardwareSpec, int]]
@@ -285,7 +285,7 @@ def _cloud(sizer: _Sizer, offers: Sequence[CloudOfferSpec],
         decode = sizer.decode_tok_s(hardware, offer.gpu_count, plan)
         # Priced as the report's cost card: one stream at estimate.cost_depth (half the context cached).
         at_depth = scenario_with(sizer.scenario, gpus=offer.gpu_count, depth=cost_depth(sizer.scenario))
-        priced, _ = decode_speeds(sizer.model, hardware, at_depth, plan, count_parameters(sizer.model))
+        priced = stream_decode_speed(sizer.model, hardware, at_depth, plan, count_parameters(sizer.model))
         cost = ServingCost.on_offer(offer, decode_tok_s=priced.tokens_per_s, depth=at_depth.depth)
         return Recommendation(CloudChoice(offer, hardware, plan.fit.verdict, plan.fit.required_bytes,
                                           max(plan.fit.placement.demand_per_gpu), decode,
