@@ -333,7 +333,8 @@ def test_a_link_list_is_what_the_for_loop_wrote_escaped_once():
     from django.utils.safestring import mark_safe
 
     links = [("Radeon <RX> \"7900\"", "/en/report/m/h/?quant=Q8_0&context=8192"), (mark_safe("A & B"), "/x/'y'"),
-             ("A & B", "/en/report/m/h2/?quant=Q8_0&context=8192"), ("C", "/x/'y'?a=<b>&c")]
+             ("A & B", "/en/report/m/h2/?quant=Q8_0&context=8192"), ("C", "/x/'y'?a=<b>&c"),
+             ("D", mark_safe("/x/?a=1&amp;b=2"))]
     loop = Template('{% for name, link in links %}<li><a href="{{ link }}">{{ name }}</a></li>{% endfor %}')
     joined = Template("{% load site %}{{ links|link_items }}")
     expected = loop.render(Context({"links": links}))

@@ -61,8 +61,10 @@ def link_items(links) -> SafeString:
     queries: dict[str, str] = {}
     items = []
     for name, url in links:
-        path, mark, query = url.partition("?")
-        if query:
+        path, _mark, query = url.partition("?")
+        if isinstance(url, SafeData):
+            href = url  # written as it is, as the template writes safe text
+        elif query:
             escaped_query = queries.get(query)
             if escaped_query is None:
                 escaped_query = queries[query] = _escaped(query)
