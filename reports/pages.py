@@ -230,8 +230,8 @@ def accelerator_row(model: ModelSpec, hardware: HardwareSpec, params: ParameterC
     short, long_ = plans[SHORT_CONTEXT], plans[LONG_CONTEXT]
     decode = None
     if short is not None and short.runs:
-        decode = stream_decode_speed(model, hardware, scenario_with(opening, context=SHORT_CONTEXT), short, params)
-        decode = decode.tokens_per_s
+        decode = stream_decode_speed(model, hardware, scenario_with(opening, context=SHORT_CONTEXT), short,
+                                     params).tokens_per_s
     return AcceleratorRow(
         hardware=hardware, usable_bytes=engine_usable_bytes(hardware, opening),  # the engine the row is sized under
         total_short_bytes=short.fit.required_bytes if short else None,

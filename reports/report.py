@@ -767,7 +767,7 @@ class ReportPage:
                 plan = self._planned(scenario)
                 if plan is None:
                     continue
-                # A row shows one stream's decode: without the prefill estimate_speeds adds or the aggregate of the streams.
+                # A row shows one stream's decode: without the prefill estimate_speeds adds or the streams' aggregate.
                 decode = stream_decode_speed(self.model, self.hardware, scenario, plan, self.parameters)
             on_one_gpu = scenario_with(scenario, gpus=1)
             if scenario.gpus == 1:

@@ -28,7 +28,7 @@ class FastSelect(forms.Select):
                 if plain:
                     parts.append(self._options(plain, selected))
                     plain = []
-                parts.append(f'<optgroup label="{_escaped(value)}">{self._options(label, selected)}</optgroup>')
+                parts.append(f'<optgroup label="{escaped_text(value)}">{self._options(label, selected)}</optgroup>')
             else:
                 plain.append((value, label))
         if plain:
@@ -62,8 +62,9 @@ class FastNumberInput(forms.NumberInput):
         return mark_safe(f"<input{flat_attributes(final_attrs)}>")
 
 
-def _escaped(value) -> str:
-    """conditional_escape, with its common case inline: a plain str escaped as django.utils.html.escape does."""
+def escaped_text(value) -> str:
+    """conditional_escape, with its common case inline: a plain str escaped as django.utils.html.escape does (safe
+    text stays as it is). For markup written in Python, many texts a page (options, attributes, link lists)."""
     return html.escape(value) if type(value) is str else conditional_escape(value)
 
 
@@ -78,5 +79,5 @@ def flat_attributes(attrs: dict) -> str:
                 flags.append(attr)
         elif value is not None:
             pairs.append((attr, value))
-    return "".join([*(f' {_escaped(attr)}="{_escaped(value)}"' for attr, value in sorted(pairs)),
-                    *(f" {_escaped(attr)}" for attr in sorted(flags))])
+    return "".join([*(f' {escaped_text(attr)}="{escaped_text(value)}"' for attr, value in sorted(pairs)),
+                    *(f" {escaped_text(attr)}" for attr in sorted(flags))])

@@ -3,7 +3,6 @@ form fields."""
 
 from __future__ import annotations
 
-import html
 from functools import lru_cache
 
 from django import template
@@ -13,6 +12,7 @@ from django.utils.safestring import SafeData, SafeString
 from django.utils.translation import get_language
 
 from reports.templatetags.seo import translated_full_path
+from reports.widgets import escaped_text
 
 register = template.Library()
 
@@ -67,7 +67,7 @@ def link_items(links) -> SafeString:
         elif query:
             escaped_query = queries.get(query)
             if escaped_query is None:
-                escaped_query = queries[query] = _escaped(query)
+                escaped_query = queries[query] = escaped_text(query)
             href = f"{_escaped_constant(path)}?{escaped_query}"
         else:
             href = _escaped_constant(url)
@@ -75,13 +75,9 @@ def link_items(links) -> SafeString:
     return SafeString("".join(items))
 
 
-def _escaped(text) -> str:
-    """conditional_escape without its calls: text already safe stays as it is, other text is HTML-escaped."""
-    return text if isinstance(text, SafeData) else html.escape(str(text))
-
-
 # typed: a text marked safe and the same text unmarked are two entries (one is written as it is, one escaped)
 @lru_cache(maxsize=4096, typed=True)
 def _escaped_constant(text) -> str:
-    """_escaped of a text every page repeats (a catalog name, a report's path): ~200 a page, a few thousand in all."""
-    return _escaped(text)
+    """escaped_text of a text every page repeats (a catalog name, a report's path): ~200 a page, a few thousand in
+    all."""
+    return escaped_text(text)

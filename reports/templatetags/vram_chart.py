@@ -88,8 +88,8 @@ def context_rows(page) -> SafeString:
         else:
             verdict = f'<span aria-hidden="true">✗</span><span class="visually-hidden">{does_not_fit}</span>'
         rows.append(
-            f'<tr><th scope="row">{conditional_escape(ctx(point.context))} ({conditional_escape(tokens(point.context))})'
-            f'</th><td class="num">{conditional_escape(gib(point.kv_bytes))}</td>'
+            f'<tr><th scope="row">{conditional_escape(ctx(point.context))} '
+            f'({conditional_escape(tokens(point.context))})</th><td class="num">{conditional_escape(gib(point.kv_bytes))}</td>'
             f'<td class="num">{conditional_escape(at_least(gib(point.required_bytes), lower_bound))}</td>'
             f'<td class="num">{conditional_escape(at_least(gib(point.gpu_bytes), lower_bound))}</td>'
             f'<td>{verdict}</td></tr>')
